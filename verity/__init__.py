@@ -1,0 +1,41 @@
+"""verity: verify LLM narrations of optimizer and database results against evidence.
+
+A backend's result becomes a typed evidence graph; an LLM narrates it as
+declared-ID claims; deterministic gates check every claim; only claims that pass
+every gate ship, and when none does verity answers with :data:`REFUSAL`.
+"""
+
+from verity.claims import Claim, Narration
+from verity.errors import GraphError, InputError, VerityError
+from verity.gate_error import GateError
+from verity.gates import ERROR_CODES, PROFILES
+from verity.graph import EvidenceGraph, load_graph, load_rules
+from verity.models import Requirement, Rule, RuleSet
+from verity.refusal import REFUSAL
+from verity.report import ClaimVerdict, Report, Summary
+from verity.verify import verify
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ERROR_CODES",
+    "PROFILES",
+    "REFUSAL",
+    "Claim",
+    "ClaimVerdict",
+    "EvidenceGraph",
+    "GateError",
+    "GraphError",
+    "InputError",
+    "Narration",
+    "Report",
+    "Requirement",
+    "Rule",
+    "RuleSet",
+    "Summary",
+    "VerityError",
+    "__version__",
+    "load_graph",
+    "load_rules",
+    "verify",
+]

@@ -1,0 +1,5 @@
+import sys
+
+from verity.cli import main
+
+sys.exit(main())

@@ -1,0 +1,65 @@
+"""The `verity` command line.
+
+Exit status: 0 every claim verified; 1 some claims removed, at least one shipped;
+3 nothing shipped (the refusal); 2 unusable input (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from verity.commands import load_commands
+from verity.errors import VerityError
+
+__all__ = ["EXIT_ALL_VERIFIED", "EXIT_INPUT", "EXIT_REFUSED", "EXIT_TRIMMED", "main"]
+
+EXIT_ALL_VERIFIED = 0
+EXIT_TRIMMED = 1
+EXIT_INPUT = 2
+EXIT_REFUSED = 3
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits with status 2 and one line, like every other input error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_INPUT, f"verity: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="verity", description="Verify LLM narrations against evidence graphs.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for module in load_commands():
+        cmd = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        module.add_arguments(cmd)
+        cmd.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    run = getattr(args, "_run", None)
+    if run is None:
+        parser.print_help(sys.stderr)
+        return EXIT_INPUT
+    try:
+        return int(run(args))
+    except VerityError as exc:
+        print(f"verity: error: {_one_line(str(exc))}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("verity: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) or "unusable input"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

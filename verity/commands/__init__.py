@@ -1,0 +1,21 @@
+"""One module per `verity` subcommand.
+
+Each module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and
+``run(args) -> int``. :data:`COMMANDS` lists them in the order ``--help`` shows them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+__all__ = ["COMMANDS", "load_commands"]
+
+COMMANDS: tuple[str, ...] = (
+    "verify",
+)
+
+
+def load_commands() -> list[ModuleType]:
+    """Import every command module named in :data:`COMMANDS`."""
+    return [importlib.import_module(f"verity.commands.{name}") for name in COMMANDS]

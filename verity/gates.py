@@ -1,0 +1,240 @@
+"""The gates: pure checks of one claim against one evidence graph.
+
+Each gate is a generator ``(claim, graph) -> Iterator[Finding]`` registered in
+:data:`GATES` with the profiles it runs in. :func:`verity.verify.verify` loops over
+the table, stamps the gate name on each finding and turns an exception inside a
+gate into an ``internal.error`` that rejects the claim (fail closed).
+
+Profile ``paper`` is the published four-gate contract: evidence, entity, number
+(exact string membership) and claim_type. Profile ``strict`` adds number scope,
+prose consistency and the text polarity gate; it only ever rejects more.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from verity.claims import Claim
+from verity.errors import InputError
+from verity.graph import EvidenceGraph
+from verity.normalize import normalize
+from verity.numbers import NumberValue, find_numbers, number_value
+
+__all__ = [
+    "ERROR_CODES",
+    "GATES",
+    "GATE_NAMES",
+    "PROFILES",
+    "Finding",
+    "Gate",
+    "gates_for",
+]
+
+PROFILES: tuple[str, ...] = ("paper", "strict")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """What a gate found wrong, before the loop stamps the gate name on it."""
+
+    code: str
+    message: str
+    expected: Any = None
+    actual: Any = None
+
+
+GateCheck = Callable[[Claim, EvidenceGraph], Iterator[Finding]]
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    name: str
+    check: GateCheck
+    profiles: frozenset[str]
+
+
+def _nearest(value: str, choices: Iterable[str], n: int = 3) -> list[str]:
+    return difflib.get_close_matches(value, sorted(choices), n=n, cutoff=0.5)
+
+
+def _cited_nodes(claim: Claim, graph: EvidenceGraph) -> list[str]:
+    """Cited ids that name nodes, first occurrence order, no repeats."""
+    seen: dict[str, None] = {}
+    for node_id in claim.cited_evidence_ids:
+        if node_id in graph.nodes:
+            seen.setdefault(node_id)
+    return list(seen)
+
+
+# --- gate 1: evidence existence ------------------------------------------------------
+
+
+def check_evidence(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
+    """Every cited id is a node id, and at least one id is cited."""
+    if not claim.cited_evidence_ids:
+        yield Finding("evidence.none_cited", "the claim cites no evidence",
+                      "at least one evidence id", [])
+        return
+    for node_id in dict.fromkeys(claim.cited_evidence_ids):
+        if node_id not in graph.nodes:
+            yield Finding("evidence.unknown_id", f"cited evidence {node_id!r} is not a node of the graph",
+                          _nearest(node_id, graph.nodes), node_id)
+
+
+# --- gate 2: entity allowlist --------------------------------------------------------
+
+
+def check_entities(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
+    """Every declared entity is an allowed entity id (exact string)."""
+    for entity in dict.fromkeys(claim.entities):
+        if entity not in graph.allowed_entities:
+            yield Finding("entity.not_allowed", f"entity {entity!r} is not an allowed entity id",
+                          _nearest(entity, graph.allowed_entities), entity)
+
+
+# --- gate 3: number binding ----------------------------------------------------------
+
+
+def _same_value(number: str, graph: EvidenceGraph) -> list[str]:
+    value = number_value(number)
+    if value is None:
+        return []
+    return sorted(n for n in graph.allowed_numbers if (v := number_value(n)) is not None
+                  and v.matches(value))
+
+
+def check_number_binding(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
+    """Every declared number string is an allowed number string (exact membership)."""
+    for number in dict.fromkeys(claim.numbers):
+        if number not in graph.allowed_numbers:
+            expected = _same_value(number, graph) or _nearest(number, graph.allowed_numbers)
+            yield Finding("number.not_allowed", f"number {number!r} is not an allowed number string",
+                          expected, number)
+
+
+def check_number_scope(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
+    """Each declared (allowed) number is stated by at least one cited node."""
+    cited = set(_cited_nodes(claim, graph))
+    for number in dict.fromkeys(claim.numbers):
+        stating = graph.number_nodes.get(number)
+        if stating is None:
+            continue  # not allowed at all: gate 3 already said so
+        if not stating & cited:
+            yield Finding("number.out_of_scope",
+                          f"number {number!r} is not stated by any cited evidence node",
+                          sorted(stating), sorted(cited))
+
+
+# --- gate 4: claim-type rules --------------------------------------------------------
+
+
+def check_claim_type(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
+    """The claim type has a rule and the cited nodes satisfy every requirement that applies."""
+    rule = graph.rules.get(claim.type)
+    if rule is None:
+        yield Finding("claim_type.unknown", f"claim type {claim.type!r} has no rule in this graph",
+                      sorted(graph.rules), claim.type)
+        return
+    cited_types = {graph.nodes[i].type for i in _cited_nodes(claim, graph)}
+    for req in rule.requires:
+        if req.when_present and not any(t in graph.node_types for t in req.any_of):
+            continue
+        if cited_types.isdisjoint(req.any_of):
+            need = " or ".join(req.any_of)
+            yield Finding("claim_type.missing_required",
+                          f"a {claim.type} claim must cite a node of type {need}",
+                          list(req.any_of), sorted(cited_types))
+
+
+# --- strict: prose consistency -------------------------------------------------------
+
+
+def _mask(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    parts: list[str] = []
+    last = 0
+    for start, end in spans:
+        parts.append(text[last:start])
+        parts.append(" " * (end - start))
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
+    """Entities and numbers the text mentions are declared by the claim.
+
+    Entity mentions are ids or aliases, whole words, case- and width-insensitive.
+    Number mentions compare with the declared numbers by canonical value and unit.
+    """
+    text = normalize(claim.text)
+    mentions = graph.matcher.find(text)
+    declared_entities = set(claim.entities)
+    for entity_id in dict.fromkeys(m.entity_id for m in mentions):
+        if entity_id not in declared_entities:
+            raw = next(m.raw for m in mentions if m.entity_id == entity_id)
+            yield Finding("prose.undeclared_entity",
+                          f"the text mentions {raw!r} (entity {entity_id!r}) but does not declare it",
+                          sorted(declared_entities), entity_id)
+    declared: list[NumberValue] = [v for v in map(number_value, claim.numbers) if v is not None]
+    masked = _mask(text, ((m.start, m.end) for m in mentions)) if mentions else text
+    reported: set[str] = set()
+    for found in find_numbers(masked):
+        if found.raw in reported or any(found.value.matches(v) for v in declared):
+            continue
+        reported.add(found.raw)
+        yield Finding("prose.undeclared_number",
+                      f"the text states {found.raw!r}, which matches no declared number",
+                      list(claim.numbers), found.raw)
+
+
+GATES: tuple[Gate, ...] = (
+    Gate("evidence", check_evidence, frozenset(PROFILES)),
+    Gate("entity", check_entities, frozenset(PROFILES)),
+    Gate("number", check_number_binding, frozenset(PROFILES)),
+    Gate("number", check_number_scope, frozenset({"strict"})),
+    Gate("claim_type", check_claim_type, frozenset(PROFILES)),
+    Gate("prose", check_prose, frozenset({"strict"})),
+)
+
+#: Every gate name a report can carry, in order (``schema`` and ``duplicate`` run in verify).
+GATE_NAMES: tuple[str, ...] = ("schema", "evidence", "entity", "number", "claim_type", "prose",
+                               "polarity", "duplicate")
+
+#: Every stable error code, with what it means. Documented in README.md.
+ERROR_CODES: dict[str, str] = {
+    "schema.not_an_object": "the claim is not a JSON object",
+    "schema.missing_field": "a required claim field is missing",
+    "schema.unexpected_field": "the claim has a field the format does not define",
+    "schema.wrong_type": "a claim field has the wrong JSON type",
+    "schema.empty": "an id, type or list item is an empty string",
+    "schema.empty_text": "the claim text is empty or blank",
+    "schema.too_long": "a text, id or list exceeds its size limit",
+    "evidence.none_cited": "the claim cites no evidence id",
+    "evidence.unknown_id": "a cited id is not a node of the graph",
+    "entity.not_allowed": "a declared entity is not an allowed entity id",
+    "number.not_allowed": "a declared number is not an allowed number string",
+    "number.out_of_scope": "(strict) a declared number is stated by no cited node",
+    "claim_type.unknown": "the claim type has no rule in the graph",
+    "claim_type.missing_required": "the cited nodes lack a type the claim type's rule requires",
+    "prose.undeclared_entity": "(strict) the text mentions an entity the claim does not declare",
+    "prose.undeclared_number": "(strict) the text states a number no declared number matches",
+    "polarity.unsupported_sentence": "(strict) a sentence is not contained in any cited statement",
+    "polarity.marker_dropped": "(strict) the claim drops a negation or other polarity marker",
+    "duplicate.repeated": "the claim repeats an earlier claim's type, citations and text",
+    "internal.error": "a gate failed unexpectedly; the claim is rejected (fail closed)",
+}
+
+
+def gates_for(profile: str) -> tuple[Gate, ...]:
+    """The gates of a profile, in order. An unknown profile is an input error."""
+    if profile not in PROFILES:
+        raise InputError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
+    return _BY_PROFILE[profile]
+
+
+_BY_PROFILE: dict[str, tuple[Gate, ...]] = {
+    p: tuple(g for g in GATES if p in g.profiles) for p in PROFILES
+}

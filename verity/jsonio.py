@@ -1,0 +1,70 @@
+"""Reading JSON input strictly, with one-line errors.
+
+Files are UTF-8 (a leading byte-order mark is tolerated); invalid UTF-8, invalid
+JSON, ``NaN``/``Infinity`` and nesting too deep to parse are input errors.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from verity.errors import InputError
+
+__all__ = ["MAX_INPUT_BYTES", "dumps", "loads", "read_json", "read_text"]
+
+#: Files larger than this are refused rather than read (64 MiB).
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def loads(text: str, what: str) -> Any:
+    """Parse JSON text; ``what`` names the input in the error message."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+    except ValueError as exc:
+        raise InputError(f"{what} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InputError(f"{what} is not usable: JSON nested too deeply") from None
+
+
+def read_text(path: str | Path, what: str) -> str:
+    """Read a UTF-8 text file, with one-line errors for every way that can fail."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if p.is_dir():
+            raise InputError(f"{what} {p} is a directory, not a file")
+        if size > MAX_INPUT_BYTES:
+            raise InputError(f"{what} {p} is {size} bytes; the limit is {MAX_INPUT_BYTES}")
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{what} {p} does not exist") from None
+    except PermissionError:
+        raise InputError(f"{what} {p} cannot be read: permission denied") from None
+    except OSError as exc:
+        raise InputError(f"{what} {p} cannot be read: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{what} {p} is not valid UTF-8 (byte {exc.start})") from None
+
+
+def read_json(path: str | Path, what: str) -> Any:
+    """Read and parse a JSON file."""
+    return loads(read_text(path, what), f"{what} {path}")
+
+
+def dumps(data: Any) -> str:
+    """The canonical serialization: 2-space indent, UTF-8 kept, newline at the end."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,37 @@
+"""Text normalization shared by every gate that reads prose.
+
+One function, :func:`normalize`: Unicode NFKC (full-width digits and letters become
+ASCII, ligatures split), removal of invisible format characters (zero-width spaces
+and joiners, bidirectional overrides, BOMs: Unicode category ``Cf``), then
+case folding. What a reader sees is what the gates compare.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+__all__ = ["normalize"]
+
+# Every code point of category Cf (format) in the Basic Multilingual Plane and beyond.
+_FORMAT_CHARS = "".join(
+    chr(cp) for cp in range(0x110000) if unicodedata.category(chr(cp)) == "Cf"
+)
+_FORMAT_RE = re.compile("[" + re.escape(_FORMAT_CHARS) + "]")
+
+
+def _strip_format(text: str) -> str:
+    return _FORMAT_RE.sub("", text)
+
+
+@lru_cache(maxsize=65536)
+def _normalize_cached(text: str) -> str:
+    return _strip_format(unicodedata.normalize("NFKC", _strip_format(text))).casefold()
+
+
+def normalize(text: str) -> str:
+    """Return ``text`` as NFKC, without format characters, case-folded."""
+    if len(text) > 4096:
+        return _strip_format(unicodedata.normalize("NFKC", _strip_format(text))).casefold()
+    return _normalize_cached(text)

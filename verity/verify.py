@@ -1,0 +1,112 @@
+"""verify(): run the gates of a profile over every claim of a narration."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from verity.claims import Claim, Narration, ParsedClaim, parse_narration
+from verity.errors import InputError
+from verity.gate_error import GateError
+from verity.gates import Gate, gates_for
+from verity.graph import EvidenceGraph, load_graph
+from verity.normalize import normalize
+from verity.refusal import REFUSAL
+from verity.report import ClaimVerdict, Report, Summary
+
+__all__ = ["verify"]
+
+_WORD = re.compile(r"\w+")
+
+
+def _run_gates(claim: Claim, graph: EvidenceGraph, gates: tuple[Gate, ...]) -> list[GateError]:
+    errors: list[GateError] = []
+    for gate in gates:
+        try:
+            for f in gate.check(claim, graph):
+                errors.append(GateError(gate=gate.name, code=f.code, message=f.message,
+                                        expected=f.expected, actual=f.actual))
+        except Exception as exc:  # fail closed: a broken gate rejects, it never passes
+            errors.append(GateError(
+                gate=gate.name, code="internal.error",
+                message=f"the {gate.name} gate failed: {type(exc).__name__}: {exc}"[:500],
+                expected=None, actual=type(exc).__name__,
+            ))
+    return errors
+
+
+def _duplicate_key(claim: Claim) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    return (claim.type, tuple(sorted(set(claim.cited_evidence_ids))),
+            tuple(_WORD.findall(normalize(claim.text))))
+
+
+def _verdicts(parsed: tuple[ParsedClaim, ...], graph: EvidenceGraph,
+              gates: tuple[Gate, ...]) -> list[tuple[ClaimVerdict, Claim | None]]:
+    out: list[tuple[ClaimVerdict, Claim | None]] = []
+    first_seen: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str] = {}
+    for item in parsed:
+        claim = item.claim
+        if claim is None:
+            errors = list(item.errors)
+        else:
+            errors = _run_gates(claim, graph, gates)
+            key = _duplicate_key(claim)
+            first = first_seen.get(key)
+            if first is None:
+                first_seen[key] = item.id
+            else:
+                errors.append(GateError(
+                    gate="duplicate", code="duplicate.repeated",
+                    message=f"the claim repeats claim {first!r} (same type, citations and text)",
+                    expected=None, actual=first,
+                ))
+        verdict = ClaimVerdict.model_construct(index=item.index, id=item.id, type=item.type,
+                                               passed=not errors, errors=errors)
+        out.append((verdict, claim))
+    return out
+
+
+def _summary(verdicts: list[ClaimVerdict], gates: tuple[Gate, ...]) -> Summary:
+    names = ["schema", *dict.fromkeys(g.name for g in gates), "duplicate"]
+    failing = dict.fromkeys(names, 0)
+    for v in verdicts:
+        for gate in {e.gate for e in v.errors}:
+            failing[gate] = failing.get(gate, 0) + 1
+    passed = sum(v.passed for v in verdicts)
+    return Summary(claims=len(verdicts), passed=passed, removed=len(verdicts) - passed,
+                   all_claims_verified=bool(verdicts) and passed == len(verdicts),
+                   failing_by_gate=failing)
+
+
+def verify(
+    graph: EvidenceGraph | Mapping[str, Any] | str | Path,
+    narration: Narration | Mapping[str, Any],
+    profile: str = "strict",
+) -> Report:
+    """Check every claim of ``narration`` against ``graph`` under ``profile``.
+
+    Failing claims are dropped, not fatal: the report lists every verdict with its
+    errors, ships the passing claims in order and answers with their texts, or with
+    :data:`verity.REFUSAL` when none passes. Raises :class:`verity.errors.InputError`
+    only for input that cannot be used at all (a graph that fails to load, a
+    narration that is not an object with a claims array, an unknown profile, a
+    narration for another graph).
+    """
+    gates = gates_for(profile)
+    g = load_graph(graph)
+    parsed = parse_narration(narration)
+    if parsed.graph_id is not None and parsed.graph_id != g.graph_id:
+        raise InputError(
+            f"the narration is for graph {parsed.graph_id[:80]!r}, not {g.graph_id!r}"
+        )
+    results = _verdicts(parsed.claims, g, gates)
+    verdicts = [v for v, _ in results]
+    shipped = [c for v, c in results if v.passed and c is not None]
+    answer = " ".join(c.text.strip() for c in shipped) if shipped else REFUSAL
+    return Report.model_construct(
+        graph_id=g.graph_id, profile=profile, claims=verdicts,
+        summary=_summary(verdicts, gates), shipped=shipped, answer=answer,
+        refused=not shipped,
+    )
