@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from verity.schemas_gen import SCHEMA_DIR, render_schemas
 

@@ -5,7 +5,7 @@ declared-ID claims; deterministic gates check every claim; only claims that pass
 every gate ship, and when none does verity answers with :data:`REFUSAL`.
 """
 
-from verity.claims import Claim, Narration
+from verity.claims import MAX_CLAIM_TEXT, MAX_LIST_ITEMS, Claim, Narration
 from verity.errors import GraphError, InputError, VerityError
 from verity.gate_error import GateError
 from verity.gates import ERROR_CODES, PROFILES
@@ -19,6 +19,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ERROR_CODES",
+    "MAX_CLAIM_TEXT",
+    "MAX_LIST_ITEMS",
     "PROFILES",
     "REFUSAL",
     "Claim",

@@ -29,7 +29,7 @@ __all__ = [
     "parse_narration",
 ]
 
-NARRATION_FORMAT = "verity.narration/1"
+NARRATION_FORMAT: Literal["verity.narration/1"] = "verity.narration/1"
 #: Longest claim text accepted, in characters; longer texts fail ``schema.too_long``.
 MAX_CLAIM_TEXT = 10_000
 #: Most items accepted in one claim's id, entity or number list.
@@ -75,6 +75,7 @@ class ParsedClaim:
     index: int
     id: str
     type: str | None
+    text: str | None
     claim: Claim | None
     errors: tuple[GateError, ...]
 
@@ -87,53 +88,99 @@ class ParsedNarration:
 
 def _schema_error(code: str, path: str, message: str, expected: Any, actual: Any) -> GateError:
     return GateError(
-        gate="schema", code=f"schema.{code}", message=f"{path}: {message}",
-        expected=expected, actual=actual,
+        gate="schema",
+        code=f"schema.{code}",
+        message=f"{path}: {message}",
+        expected=expected,
+        actual=actual,
     )
 
 
 def _type_name(value: Any) -> str:
     if value is None:
         return "null"
-    return {bool: "boolean", int: "number", float: "number", str: "string",
-            list: "array", dict: "object"}.get(type(value), type(value).__name__)
+    return {
+        bool: "boolean",
+        int: "number",
+        float: "number",
+        str: "string",
+        list: "array",
+        dict: "object",
+    }.get(type(value), type(value).__name__)
 
 
 def _check_string(obj: Mapping[str, Any], name: str, path: str) -> list[GateError]:
     value = obj[name]
     if not isinstance(value, str):
-        return [_schema_error("wrong_type", f"{path}.{name}", "must be a string",
-                              "string", _type_name(value))]
+        return [
+            _schema_error(
+                "wrong_type", f"{path}.{name}", "must be a string", "string", _type_name(value)
+            )
+        ]
     limit = MAX_CLAIM_TEXT if name == "text" else _MAX_ID
     if not value.strip():
         code = "empty_text" if name == "text" else "empty"
-        return [_schema_error(code, f"{path}.{name}", "must not be empty", "non-empty string", value)]
+        return [
+            _schema_error(code, f"{path}.{name}", "must not be empty", "non-empty string", value)
+        ]
     if len(value) > limit:
-        return [_schema_error("too_long", f"{path}.{name}", f"is longer than {limit} characters",
-                              limit, len(value))]
+        return [
+            _schema_error(
+                "too_long",
+                f"{path}.{name}",
+                f"is longer than {limit} characters",
+                limit,
+                len(value),
+            )
+        ]
     return []
 
 
 def _check_list(obj: Mapping[str, Any], name: str, path: str) -> list[GateError]:
     value = obj[name]
     if not isinstance(value, list):
-        return [_schema_error("wrong_type", f"{path}.{name}", "must be an array of strings",
-                              "array", _type_name(value))]
+        return [
+            _schema_error(
+                "wrong_type",
+                f"{path}.{name}",
+                "must be an array of strings",
+                "array",
+                _type_name(value),
+            )
+        ]
     if len(value) > MAX_LIST_ITEMS:
-        return [_schema_error("too_long", f"{path}.{name}", f"has more than {MAX_LIST_ITEMS} items",
-                              MAX_LIST_ITEMS, len(value))]
+        return [
+            _schema_error(
+                "too_long",
+                f"{path}.{name}",
+                f"has more than {MAX_LIST_ITEMS} items",
+                MAX_LIST_ITEMS,
+                len(value),
+            )
+        ]
     errors: list[GateError] = []
     for j, item in enumerate(value):
         item_path = f"{path}.{name}[{j}]"
         if not isinstance(item, str):
-            errors.append(_schema_error("wrong_type", item_path, "must be a string",
-                                        "string", _type_name(item)))
+            errors.append(
+                _schema_error(
+                    "wrong_type", item_path, "must be a string", "string", _type_name(item)
+                )
+            )
         elif not item.strip():
-            errors.append(_schema_error("empty", item_path, "must not be empty",
-                                        "non-empty string", item))
+            errors.append(
+                _schema_error("empty", item_path, "must not be empty", "non-empty string", item)
+            )
         elif len(item) > _MAX_ID:
-            errors.append(_schema_error("too_long", item_path,
-                                        f"is longer than {_MAX_ID} characters", _MAX_ID, len(item)))
+            errors.append(
+                _schema_error(
+                    "too_long",
+                    item_path,
+                    f"is longer than {_MAX_ID} characters",
+                    _MAX_ID,
+                    len(item),
+                )
+            )
     return errors
 
 
@@ -141,17 +188,27 @@ def _parse_claim(obj: Any, index: int) -> ParsedClaim:
     path = f"claims[{index}]"
     fallback_id = f"#{index}"
     if not isinstance(obj, dict):
-        err = _schema_error("not_an_object", path, "a claim must be an object",
-                            "object", _type_name(obj))
-        return ParsedClaim(index, fallback_id, None, None, (err,))
+        err = _schema_error(
+            "not_an_object", path, "a claim must be an object", "object", _type_name(obj)
+        )
+        return ParsedClaim(index, fallback_id, None, None, None, (err,))
     errors: list[GateError] = []
     for name in CLAIM_FIELDS:
         if name not in obj:
-            errors.append(_schema_error("missing_field", f"{path}.{name}", "is required", name, None))
+            errors.append(
+                _schema_error("missing_field", f"{path}.{name}", "is required", name, None)
+            )
     for name in sorted(k for k in obj if k not in CLAIM_FIELDS):
         shown = name if isinstance(name, str) and len(name) <= 64 else str(name)[:64] + "..."
-        errors.append(_schema_error("unexpected_field", f"{path}.{shown}", "is not a claim field",
-                                    list(CLAIM_FIELDS), shown))
+        errors.append(
+            _schema_error(
+                "unexpected_field",
+                f"{path}.{shown}",
+                "is not a claim field",
+                list(CLAIM_FIELDS),
+                shown,
+            )
+        )
     for name in _STRING_FIELDS:
         if name in obj:
             errors.extend(_check_string(obj, name, path))
@@ -159,18 +216,26 @@ def _parse_claim(obj: Any, index: int) -> ParsedClaim:
         if name in obj:
             errors.extend(_check_list(obj, name, path))
     raw_id = obj.get("id")
-    claim_id = raw_id if isinstance(raw_id, str) and raw_id.strip() and len(raw_id) <= _MAX_ID \
+    claim_id = (
+        raw_id
+        if isinstance(raw_id, str) and raw_id.strip() and len(raw_id) <= _MAX_ID
         else fallback_id
+    )
     raw_type = obj.get("type")
     claim_type = raw_type if isinstance(raw_type, str) and len(raw_type) <= _MAX_ID else None
+    raw_text = obj.get("text")
+    text = raw_text if isinstance(raw_text, str) else None
     if errors:
-        return ParsedClaim(index, claim_id, claim_type, None, tuple(errors))
+        return ParsedClaim(index, claim_id, claim_type, text, None, tuple(errors))
     claim = Claim.model_construct(
-        id=obj["id"], type=obj["type"], text=obj["text"],
+        id=obj["id"],
+        type=obj["type"],
+        text=obj["text"],
         cited_evidence_ids=list(obj["cited_evidence_ids"]),
-        entities=list(obj["entities"]), numbers=list(obj["numbers"]),
+        entities=list(obj["entities"]),
+        numbers=list(obj["numbers"]),
     )
-    return ParsedClaim(index, claim_id, claim_type, claim, ())
+    return ParsedClaim(index, claim_id, claim_type, text, claim, ())
 
 
 _NARRATION_KEYS = ("format", "graph_id", "claims")
@@ -183,14 +248,18 @@ def parse_narration(source: Narration | Mapping[str, Any]) -> ParsedNarration:
     object, no ``claims`` array, wrong ``format``, unknown top-level keys).
     """
     if isinstance(source, Narration):
-        items = tuple(ParsedClaim(i, c.id, c.type, c, ()) for i, c in enumerate(source.claims))
+        items = tuple(
+            ParsedClaim(i, c.id, c.type, c.text, c, ()) for i, c in enumerate(source.claims)
+        )
         return ParsedNarration(source.graph_id, items)
     if not isinstance(source, Mapping):
         raise InputError(f"a narration must be a JSON object, not {_type_name(source)}")
     unknown = [k for k in source if k not in _NARRATION_KEYS]
     if unknown:
-        raise InputError(f"narration has unknown key {str(unknown[0])[:64]!r}; "
-                         f"expected {', '.join(_NARRATION_KEYS)}")
+        raise InputError(
+            f"narration has unknown key {str(unknown[0])[:64]!r}; "
+            f"expected {', '.join(_NARRATION_KEYS)}"
+        )
     fmt = source.get("format", NARRATION_FORMAT)
     if fmt != NARRATION_FORMAT:
         raise InputError(f"narration format must be {NARRATION_FORMAT!r}, not {str(fmt)[:64]!r}")
@@ -199,8 +268,11 @@ def parse_narration(source: Narration | Mapping[str, Any]) -> ParsedNarration:
         raise InputError(f"narration graph_id must be a string, not {_type_name(graph_id)}")
     claims = source.get("claims")
     if not isinstance(claims, list):
-        raise InputError("narration has no claims array" if claims is None
-                         else f"narration claims must be an array, not {_type_name(claims)}")
+        raise InputError(
+            "narration has no claims array"
+            if claims is None
+            else f"narration claims must be an array, not {_type_name(claims)}"
+        )
     return ParsedNarration(graph_id, tuple(_parse_claim(obj, i) for i, obj in enumerate(claims)))
 
 

@@ -75,13 +75,18 @@ def _cited_nodes(claim: Claim, graph: EvidenceGraph) -> list[str]:
 def check_evidence(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     """Every cited id is a node id, and at least one id is cited."""
     if not claim.cited_evidence_ids:
-        yield Finding("evidence.none_cited", "the claim cites no evidence",
-                      "at least one evidence id", [])
+        yield Finding(
+            "evidence.none_cited", "the claim cites no evidence", "at least one evidence id", []
+        )
         return
     for node_id in dict.fromkeys(claim.cited_evidence_ids):
         if node_id not in graph.nodes:
-            yield Finding("evidence.unknown_id", f"cited evidence {node_id!r} is not a node of the graph",
-                          _nearest(node_id, graph.nodes), node_id)
+            yield Finding(
+                "evidence.unknown_id",
+                f"cited evidence {node_id!r} is not a node of the graph",
+                _nearest(node_id, graph.nodes),
+                node_id,
+            )
 
 
 # --- gate 2: entity allowlist --------------------------------------------------------
@@ -91,8 +96,12 @@ def check_entities(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     """Every declared entity is an allowed entity id (exact string)."""
     for entity in dict.fromkeys(claim.entities):
         if entity not in graph.allowed_entities:
-            yield Finding("entity.not_allowed", f"entity {entity!r} is not an allowed entity id",
-                          _nearest(entity, graph.allowed_entities), entity)
+            yield Finding(
+                "entity.not_allowed",
+                f"entity {entity!r} is not an allowed entity id",
+                _nearest(entity, graph.allowed_entities),
+                entity,
+            )
 
 
 # --- gate 3: number binding ----------------------------------------------------------
@@ -102,8 +111,9 @@ def _same_value(number: str, graph: EvidenceGraph) -> list[str]:
     value = number_value(number)
     if value is None:
         return []
-    return sorted(n for n in graph.allowed_numbers if (v := number_value(n)) is not None
-                  and v.matches(value))
+    return sorted(
+        n for n in graph.allowed_numbers if (v := number_value(n)) is not None and v.matches(value)
+    )
 
 
 def check_number_binding(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
@@ -111,8 +121,12 @@ def check_number_binding(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding
     for number in dict.fromkeys(claim.numbers):
         if number not in graph.allowed_numbers:
             expected = _same_value(number, graph) or _nearest(number, graph.allowed_numbers)
-            yield Finding("number.not_allowed", f"number {number!r} is not an allowed number string",
-                          expected, number)
+            yield Finding(
+                "number.not_allowed",
+                f"number {number!r} is not an allowed number string",
+                expected,
+                number,
+            )
 
 
 def check_number_scope(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
@@ -123,9 +137,12 @@ def check_number_scope(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
         if stating is None:
             continue  # not allowed at all: gate 3 already said so
         if not stating & cited:
-            yield Finding("number.out_of_scope",
-                          f"number {number!r} is not stated by any cited evidence node",
-                          sorted(stating), sorted(cited))
+            yield Finding(
+                "number.out_of_scope",
+                f"number {number!r} is not stated by any cited evidence node",
+                sorted(stating),
+                sorted(cited),
+            )
 
 
 # --- gate 4: claim-type rules --------------------------------------------------------
@@ -135,8 +152,12 @@ def check_claim_type(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     """The claim type has a rule and the cited nodes satisfy every requirement that applies."""
     rule = graph.rules.get(claim.type)
     if rule is None:
-        yield Finding("claim_type.unknown", f"claim type {claim.type!r} has no rule in this graph",
-                      sorted(graph.rules), claim.type)
+        yield Finding(
+            "claim_type.unknown",
+            f"claim type {claim.type!r} has no rule in this graph",
+            sorted(graph.rules),
+            claim.type,
+        )
         return
     cited_types = {graph.nodes[i].type for i in _cited_nodes(claim, graph)}
     for req in rule.requires:
@@ -144,9 +165,12 @@ def check_claim_type(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
             continue
         if cited_types.isdisjoint(req.any_of):
             need = " or ".join(req.any_of)
-            yield Finding("claim_type.missing_required",
-                          f"a {claim.type} claim must cite a node of type {need}",
-                          list(req.any_of), sorted(cited_types))
+            yield Finding(
+                "claim_type.missing_required",
+                f"a {claim.type} claim must cite a node of type {need}",
+                list(req.any_of),
+                sorted(cited_types),
+            )
 
 
 # --- strict: prose consistency -------------------------------------------------------
@@ -175,9 +199,12 @@ def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     for entity_id in dict.fromkeys(m.entity_id for m in mentions):
         if entity_id not in declared_entities:
             raw = next(m.raw for m in mentions if m.entity_id == entity_id)
-            yield Finding("prose.undeclared_entity",
-                          f"the text mentions {raw!r} (entity {entity_id!r}) but does not declare it",
-                          sorted(declared_entities), entity_id)
+            yield Finding(
+                "prose.undeclared_entity",
+                f"the text mentions {raw!r} (entity {entity_id!r}) but does not declare it",
+                sorted(declared_entities),
+                entity_id,
+            )
     declared: list[NumberValue] = [v for v in map(number_value, claim.numbers) if v is not None]
     masked = _mask(text, ((m.start, m.end) for m in mentions)) if mentions else text
     reported: set[str] = set()
@@ -185,9 +212,12 @@ def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
         if found.raw in reported or any(found.value.matches(v) for v in declared):
             continue
         reported.add(found.raw)
-        yield Finding("prose.undeclared_number",
-                      f"the text states {found.raw!r}, which matches no declared number",
-                      list(claim.numbers), found.raw)
+        yield Finding(
+            "prose.undeclared_number",
+            f"the text states {found.raw!r}, which matches no declared number",
+            list(claim.numbers),
+            found.raw,
+        )
 
 
 GATES: tuple[Gate, ...] = (
@@ -200,8 +230,16 @@ GATES: tuple[Gate, ...] = (
 )
 
 #: Every gate name a report can carry, in order (``schema`` and ``duplicate`` run in verify).
-GATE_NAMES: tuple[str, ...] = ("schema", "evidence", "entity", "number", "claim_type", "prose",
-                               "polarity", "duplicate")
+GATE_NAMES: tuple[str, ...] = (
+    "schema",
+    "evidence",
+    "entity",
+    "number",
+    "claim_type",
+    "prose",
+    "polarity",
+    "duplicate",
+)
 
 #: Every stable error code, with what it means. Documented in README.md.
 ERROR_CODES: dict[str, str] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from functools import cached_property, lru_cache
+from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from verity.numbers import find_numbers, number_value
 __all__ = ["EvidenceGraph", "load_graph", "load_rules"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _schema_validator(name: str) -> Draft202012Validator:
     text = resources.files("verity").joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
     return Draft202012Validator(json.loads(text))
@@ -90,7 +90,8 @@ def _check_node_numbers(node: NodeModel, matcher: AliasMatcher, what: str) -> No
     for number in node.numbers:
         if normalize(number).strip() not in raw_mentions:
             raise GraphError(
-                f"{what}: node {node.id!r} lists number {number!r} that its statement does not state"
+                f"{what}: node {node.id!r} lists number {number!r} "
+                "that its statement does not state"
             )
     listed = [v for v in (number_value(n) for n in node.numbers) if v is not None]
     for found in mentions:
@@ -223,7 +224,9 @@ def load_graph(source: EvidenceGraph | Mapping[str, Any] | str | Path) -> Eviden
         what = "graph"
         data = dict(source)
     else:
-        raise GraphError(f"a graph must be a path, a dict or an EvidenceGraph, not {type(source).__name__}")
+        raise GraphError(
+            f"a graph must be a path, a dict or an EvidenceGraph, not {type(source).__name__}"
+        )
     return EvidenceGraph(_model_from_data(data, what), what=what)
 
 

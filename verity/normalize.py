@@ -15,9 +15,7 @@ from functools import lru_cache
 __all__ = ["normalize"]
 
 # Every code point of category Cf (format) in the Basic Multilingual Plane and beyond.
-_FORMAT_CHARS = "".join(
-    chr(cp) for cp in range(0x110000) if unicodedata.category(chr(cp)) == "Cf"
-)
+_FORMAT_CHARS = "".join(chr(cp) for cp in range(0x110000) if unicodedata.category(chr(cp)) == "Cf")
 _FORMAT_RE = re.compile("[" + re.escape(_FORMAT_CHARS) + "]")
 
 

@@ -11,7 +11,7 @@ from verity.gate_error import GateError
 
 __all__ = ["REPORT_FORMAT", "ClaimVerdict", "GateError", "Report", "Summary"]
 
-REPORT_FORMAT = "verity.report/1"
+REPORT_FORMAT: Literal["verity.report/1"] = "verity.report/1"
 
 
 class ClaimVerdict(BaseModel):
@@ -20,6 +20,7 @@ class ClaimVerdict(BaseModel):
     index: int
     id: str
     type: str | None = None
+    text: str | None = None
     passed: bool
     errors: list[GateError] = Field(default_factory=list)
 

@@ -26,24 +26,39 @@ def _run_gates(claim: Claim, graph: EvidenceGraph, gates: tuple[Gate, ...]) -> l
     for gate in gates:
         try:
             for f in gate.check(claim, graph):
-                errors.append(GateError(gate=gate.name, code=f.code, message=f.message,
-                                        expected=f.expected, actual=f.actual))
+                errors.append(
+                    GateError(
+                        gate=gate.name,
+                        code=f.code,
+                        message=f.message,
+                        expected=f.expected,
+                        actual=f.actual,
+                    )
+                )
         except Exception as exc:  # fail closed: a broken gate rejects, it never passes
-            errors.append(GateError(
-                gate=gate.name, code="internal.error",
-                message=f"the {gate.name} gate failed: {type(exc).__name__}: {exc}"[:500],
-                expected=None, actual=type(exc).__name__,
-            ))
+            errors.append(
+                GateError(
+                    gate=gate.name,
+                    code="internal.error",
+                    message=f"the {gate.name} gate failed: {type(exc).__name__}: {exc}"[:500],
+                    expected=None,
+                    actual=type(exc).__name__,
+                )
+            )
     return errors
 
 
 def _duplicate_key(claim: Claim) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    return (claim.type, tuple(sorted(set(claim.cited_evidence_ids))),
-            tuple(_WORD.findall(normalize(claim.text))))
+    return (
+        claim.type,
+        tuple(sorted(set(claim.cited_evidence_ids))),
+        tuple(_WORD.findall(normalize(claim.text))),
+    )
 
 
-def _verdicts(parsed: tuple[ParsedClaim, ...], graph: EvidenceGraph,
-              gates: tuple[Gate, ...]) -> list[tuple[ClaimVerdict, Claim | None]]:
+def _verdicts(
+    parsed: tuple[ParsedClaim, ...], graph: EvidenceGraph, gates: tuple[Gate, ...]
+) -> list[tuple[ClaimVerdict, Claim | None]]:
     out: list[tuple[ClaimVerdict, Claim | None]] = []
     first_seen: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str] = {}
     for item in parsed:
@@ -57,13 +72,24 @@ def _verdicts(parsed: tuple[ParsedClaim, ...], graph: EvidenceGraph,
             if first is None:
                 first_seen[key] = item.id
             else:
-                errors.append(GateError(
-                    gate="duplicate", code="duplicate.repeated",
-                    message=f"the claim repeats claim {first!r} (same type, citations and text)",
-                    expected=None, actual=first,
-                ))
-        verdict = ClaimVerdict.model_construct(index=item.index, id=item.id, type=item.type,
-                                               passed=not errors, errors=errors)
+                errors.append(
+                    GateError(
+                        gate="duplicate",
+                        code="duplicate.repeated",
+                        message=f"the claim repeats claim {first!r} "
+                        "(same type, citations and text)",
+                        expected=None,
+                        actual=first,
+                    )
+                )
+        verdict = ClaimVerdict.model_construct(
+            index=item.index,
+            id=item.id,
+            type=item.type,
+            text=item.text,
+            passed=not errors,
+            errors=errors,
+        )
         out.append((verdict, claim))
     return out
 
@@ -75,9 +101,13 @@ def _summary(verdicts: list[ClaimVerdict], gates: tuple[Gate, ...]) -> Summary:
         for gate in {e.gate for e in v.errors}:
             failing[gate] = failing.get(gate, 0) + 1
     passed = sum(v.passed for v in verdicts)
-    return Summary(claims=len(verdicts), passed=passed, removed=len(verdicts) - passed,
-                   all_claims_verified=bool(verdicts) and passed == len(verdicts),
-                   failing_by_gate=failing)
+    return Summary(
+        claims=len(verdicts),
+        passed=passed,
+        removed=len(verdicts) - passed,
+        all_claims_verified=bool(verdicts) and passed == len(verdicts),
+        failing_by_gate=failing,
+    )
 
 
 def verify(
@@ -98,15 +128,17 @@ def verify(
     g = load_graph(graph)
     parsed = parse_narration(narration)
     if parsed.graph_id is not None and parsed.graph_id != g.graph_id:
-        raise InputError(
-            f"the narration is for graph {parsed.graph_id[:80]!r}, not {g.graph_id!r}"
-        )
+        raise InputError(f"the narration is for graph {parsed.graph_id[:80]!r}, not {g.graph_id!r}")
     results = _verdicts(parsed.claims, g, gates)
     verdicts = [v for v, _ in results]
     shipped = [c for v, c in results if v.passed and c is not None]
     answer = " ".join(c.text.strip() for c in shipped) if shipped else REFUSAL
     return Report.model_construct(
-        graph_id=g.graph_id, profile=profile, claims=verdicts,
-        summary=_summary(verdicts, gates), shipped=shipped, answer=answer,
+        graph_id=g.graph_id,
+        profile=profile,
+        claims=verdicts,
+        summary=_summary(verdicts, gates),
+        shipped=shipped,
+        answer=answer,
         refused=not shipped,
     )

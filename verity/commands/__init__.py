@@ -11,9 +11,7 @@ from types import ModuleType
 
 __all__ = ["COMMANDS", "load_commands"]
 
-COMMANDS: tuple[str, ...] = (
-    "verify",
-)
+COMMANDS: tuple[str, ...] = ("verify",)
 
 
 def load_commands() -> list[ModuleType]:

@@ -1,0 +1,42 @@
+"""Shared test helpers: paths and fixture loading."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+TESTS = Path(__file__).parent
+ROOT = TESTS.parent
+FIXTURES = TESTS / "fixtures"
+GOLDEN = TESTS / "golden"
+GRAPHS = FIXTURES / "graphs"
+
+
+def load_json(path: Path) -> Any:
+    return json.loads(path.read_text("utf-8"))
+
+
+def graph_dict(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = load_json(GRAPHS / name)
+    return copy.deepcopy(data)
+
+
+def apply_patch(doc: Any, patch: list[dict[str, Any]]) -> Any:
+    """Apply a tiny patch language: set / append / delete at a key path."""
+    doc = copy.deepcopy(doc)
+    for op in patch:
+        *parents, last = op["path"]
+        target = doc
+        for key in parents:
+            target = target[key]
+        if op["op"] == "set":
+            target[last] = op["value"]
+        elif op["op"] == "append":
+            target[last].append(op["value"])
+        elif op["op"] == "delete":
+            del target[last]
+        else:
+            raise ValueError(f"unknown patch op {op['op']!r}")
+    return doc

@@ -1,0 +1,109 @@
+"""`verity verify`: exit codes, readable and JSON output, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import GRAPHS, ROOT
+from verity.cli import main
+
+EXAMPLES = ROOT / "examples"
+
+
+def _narration(tmp_path: Path, claims: list[object]) -> Path:
+    path = tmp_path / "n.json"
+    path.write_text(json.dumps({"claims": claims}), "utf-8")
+    return path
+
+
+GOOD = {
+    "id": "c1",
+    "type": "COMPARISON",
+    "text": "gold_dining wins dining at 4x.",
+    "cited_evidence_ids": ["win-dining"],
+    "entities": ["gold_dining", "dining"],
+    "numbers": ["4x"],
+}
+BAD = {**GOOD, "id": "c2", "entities": ["amex_gold"]}
+
+
+@pytest.mark.parametrize(
+    ("claims", "code"),
+    [([GOOD], 0), ([GOOD, BAD], 1), ([BAD], 3), ([], 3)],
+    ids=["all-verified", "trimmed", "refused", "empty"],
+)
+def test_exit_codes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], claims: list[object], code: int
+) -> None:
+    path = _narration(tmp_path, claims)
+    assert main(["verify", str(GRAPHS / "card_small.json"), str(path)]) == code
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("graph card-small | profile strict")
+    if code == 3:
+        assert out.rstrip().endswith("I can't answer that from the available evidence.")
+
+
+def test_json_output_is_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _narration(tmp_path, [GOOD, BAD])
+    assert (
+        main(["verify", str(GRAPHS / "card_small.json"), str(path), "--json", "--profile", "paper"])
+        == 1
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert report["profile"] == "paper"
+    assert report["summary"]["removed"] == 1
+    assert report["claims"][1]["errors"][0]["code"] == "entity.not_allowed"
+
+
+def test_checked_in_example(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["verify", str(EXAMPLES / "graph.json"), str(EXAMPLES / "narration.json")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "PASS c1" in out and "FAIL c4" in out and "entity.not_allowed" in out
+
+
+@pytest.mark.parametrize(
+    ("graph", "narration", "message"),
+    [
+        ("missing.json", "narration.json", "does not exist"),
+        ("graph.json", "missing.json", "does not exist"),
+        ("graph.json", "bad.json", "not valid JSON"),
+        ("bad_schema.json", "narration.json", "fails its schema"),
+        ("graph.json", "array.json", "must be a JSON object"),
+        ("graph.json", ".", "is a directory"),
+    ],
+)
+def test_unusable_input_exits_2_with_one_line(
+    tmp_path: Path, graph: str, narration: str, message: str
+) -> None:
+    (tmp_path / "graph.json").write_bytes((GRAPHS / "card_small.json").read_bytes())
+    (tmp_path / "narration.json").write_text(json.dumps({"claims": [GOOD]}), "utf-8")
+    (tmp_path / "bad.json").write_text("{not json", "utf-8")
+    (tmp_path / "bad_schema.json").write_text('{"format": "x"}', "utf-8")
+    (tmp_path / "array.json").write_text("[]", "utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "verity", "verify", graph, narration],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("verity: error:") and message in lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_bad_option_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["verify", "a", "b", "--profile", "lenient"])
+    assert info.value.code == 2
+    assert capsys.readouterr().err.count("\n") == 1
