@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The test command: lint, type-check and run the whole test suite in ./.venv.
+#   bash scripts/test.sh [extra pytest arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/_venv.sh
+.venv/bin/ruff check verity tests benchmarks scripts
+.venv/bin/mypy
+.venv/bin/python -m pytest "$@"
