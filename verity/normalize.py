@@ -23,13 +23,22 @@ def _strip_format(text: str) -> str:
     return _FORMAT_RE.sub("", text)
 
 
-@lru_cache(maxsize=65536)
-def _normalize_cached(text: str) -> str:
-    return _strip_format(unicodedata.normalize("NFKC", _strip_format(text))).casefold()
+#: Texts up to this length are memoized (ids, aliases, statements, short claims); the
+#: cache is bounded to about 16 MB of text.
+_CACHED_LENGTH = 256
+
+
+def _normalize(text: str) -> str:
+    if text.isascii():  # ASCII holds no format characters and is its own NFKC form
+        return text.lower()
+    return unicodedata.normalize("NFKC", _strip_format(text)).casefold()
+
+
+_normalize_cached = lru_cache(maxsize=65536)(_normalize)
 
 
 def normalize(text: str) -> str:
     """Return ``text`` as NFKC, without format characters, case-folded."""
-    if len(text) > 4096:
-        return _strip_format(unicodedata.normalize("NFKC", _strip_format(text))).casefold()
+    if len(text) > _CACHED_LENGTH:
+        return _normalize(text)
     return _normalize_cached(text)
