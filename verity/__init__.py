@@ -5,6 +5,15 @@ declared-ID claims; deterministic gates check every claim; only claims that pass
 every gate ship, and when none does verity answers with :data:`REFUSAL`.
 """
 
+from verity.align import (
+    MAX_SINGLE_GAP,
+    MAX_TOTAL_GAP,
+    POLARITY_LANGUAGES,
+    POLARITY_MARKERS,
+    is_supported_v1,
+    is_supported_v2,
+)
+from verity.answer import AnswerResult, ClaimCheck, Passage, check_answer
 from verity.claims import MAX_CLAIM_TEXT, MAX_LIST_ITEMS, Claim, Narration
 from verity.errors import GraphError, InputError, VerityError
 from verity.gate_error import GateError
@@ -21,15 +30,22 @@ __all__ = [
     "ERROR_CODES",
     "MAX_CLAIM_TEXT",
     "MAX_LIST_ITEMS",
+    "MAX_SINGLE_GAP",
+    "MAX_TOTAL_GAP",
+    "POLARITY_LANGUAGES",
+    "POLARITY_MARKERS",
     "PROFILES",
     "REFUSAL",
+    "AnswerResult",
     "Claim",
+    "ClaimCheck",
     "ClaimVerdict",
     "EvidenceGraph",
     "GateError",
     "GraphError",
     "InputError",
     "Narration",
+    "Passage",
     "Report",
     "Requirement",
     "Rule",
@@ -37,6 +53,9 @@ __all__ = [
     "Summary",
     "VerityError",
     "__version__",
+    "check_answer",
+    "is_supported_v1",
+    "is_supported_v2",
     "load_graph",
     "load_rules",
     "verify",

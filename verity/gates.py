@@ -17,11 +17,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from verity.align import PassageIndex, check_support
 from verity.claims import Claim
 from verity.errors import InputError
 from verity.graph import EvidenceGraph
 from verity.normalize import normalize
 from verity.numbers import NumberValue, find_numbers, number_value
+from verity.segment import split_sentences
+from verity.text import tokenize
 
 __all__ = [
     "ERROR_CODES",
@@ -220,6 +223,81 @@ def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
         )
 
 
+# --- strict: gate 5, text polarity -------------------------------------------------
+
+
+def statement_index(graph: EvidenceGraph, node_id: str) -> PassageIndex:
+    """The node's statement tokenized with the graph's aliases, indexed once and cached."""
+    key = "statement_index:" + node_id
+    index = graph.cache.get(key)
+    if index is None:
+        index = PassageIndex.of(tokenize(graph.nodes[node_id].statement, graph.matcher))
+        graph.cache[key] = index
+    return index
+
+
+def _short(text: str, limit: int = 160) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 3] + "..."
+
+
+def _closest(tokens: list[str], cited: list[str], graph: EvidenceGraph) -> str | None:
+    """The cited node whose statement shares the most distinct tokens with the sentence."""
+    wanted = set(tokens)
+    best: tuple[int, str] | None = None
+    for node_id in cited:
+        shared = len(wanted.intersection(statement_index(graph, node_id).positions))
+        if best is None or shared > best[0]:
+            best = (shared, node_id)
+    return None if best is None else best[1]
+
+
+def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
+    """Every sentence is supported by the statement of at least one cited node.
+
+    Supported means the v2 predicate: the sentence's tokens occur in the statement
+    in order within the pinned gap budget, and the matched span holds no polarity
+    marker more often than the sentence does.
+    """
+    cited = _cited_nodes(claim, graph)
+    for sentence in split_sentences(claim.text) or [claim.text.strip()]:
+        tokens = tokenize(sentence, graph.matcher)
+        dropped = None
+        for node_id in cited:
+            support = check_support(tokens, statement_index(graph, node_id))
+            if support.supported:
+                break
+            if support.reason == "marker_dropped" and dropped is None:
+                dropped = (node_id, support)
+        else:
+            if dropped is not None:
+                node_id, support = dropped
+                losses = ", ".join(
+                    f"{d.marker!r} ({d.span_count} in the statement, {d.claim_count} in the claim)"
+                    for d in support.dropped
+                )
+                yield Finding(
+                    "polarity.marker_dropped",
+                    f"the sentence {_short(sentence)!r} drops {losses} of node {node_id!r}",
+                    {d.marker: d.span_count for d in support.dropped},
+                    {d.marker: d.claim_count for d in support.dropped},
+                )
+            else:
+                closest = _closest(tokens, cited, graph)
+                where = (
+                    f"; closest cited statement ({closest}): {graph.nodes[closest].statement!r}"
+                    if closest is not None
+                    else "; no cited node exists"
+                )
+                yield Finding(
+                    "polarity.unsupported_sentence",
+                    f"the sentence {_short(sentence)!r} is not supported "
+                    f"by any cited statement{where}",
+                    None if closest is None else graph.nodes[closest].statement,
+                    sentence,
+                )
+
+
 GATES: tuple[Gate, ...] = (
     Gate("evidence", check_evidence, frozenset(PROFILES)),
     Gate("entity", check_entities, frozenset(PROFILES)),
@@ -227,6 +305,7 @@ GATES: tuple[Gate, ...] = (
     Gate("number", check_number_scope, frozenset({"strict"})),
     Gate("claim_type", check_claim_type, frozenset(PROFILES)),
     Gate("prose", check_prose, frozenset({"strict"})),
+    Gate("polarity", check_polarity, frozenset({"strict"})),
 )
 
 #: Every gate name a report can carry, in order (``schema`` and ``duplicate`` run in verify).

@@ -31,6 +31,7 @@ __all__ = [
     "NumberValue",
     "find_numbers",
     "number_value",
+    "value_of_match",
 ]
 
 NUMBER_RE = re.compile(
@@ -101,7 +102,8 @@ def _canonical_decimal(body: str, negative: bool) -> str | None:
     return "0" if text in ("-0", "") else text
 
 
-def _value_of(match: re.Match[str]) -> NumberValue:
+def value_of_match(match: re.Match[str]) -> NumberValue:
+    """Canonical value of a :data:`NUMBER_RE` match."""
     suffix = (match.group("suffix") or "").strip()
     suffix = _UNIT_ALIASES.get(suffix, suffix)
     unit = (match.group("cur") or "") + suffix
@@ -117,7 +119,7 @@ def _value_of(match: re.Match[str]) -> NumberValue:
 def find_numbers(normalized: str) -> list[NumberMention]:
     """Every number mention in ``normalized`` text, left to right."""
     return [
-        NumberMention(m.start(), m.end(), m.group(0), _value_of(m))
+        NumberMention(m.start(), m.end(), m.group(0), value_of_match(m))
         for m in NUMBER_RE.finditer(normalized)
     ]
 
@@ -134,4 +136,4 @@ def number_value(declared: str) -> NumberValue | None:
     match = NUMBER_RE.fullmatch(text)
     if match is None:
         return None
-    return _value_of(match)
+    return value_of_match(match)

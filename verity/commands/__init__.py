@@ -11,7 +11,12 @@ from types import ModuleType
 
 __all__ = ["COMMANDS", "load_commands"]
 
-COMMANDS: tuple[str, ...] = ("verify",)
+COMMANDS: tuple[str, ...] = (
+    "verify",
+    "verify_stream",
+    "check_answer",
+    "graph_from_sql",
+)
 
 
 def load_commands() -> list[ModuleType]:

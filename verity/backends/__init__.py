@@ -1,0 +1,1 @@
+"""Backends: programs whose results become evidence graphs (an optimizer, SQL queries)."""
