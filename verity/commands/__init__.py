@@ -16,6 +16,7 @@ COMMANDS: tuple[str, ...] = (
     "verify_stream",
     "check_answer",
     "graph_from_sql",
+    "optimize",
 )
 
 

@@ -1,0 +1,621 @@
+"""Turn a :class:`~._model.Solution` into a ``verity.evidence_graph/1`` graph.
+
+Node types and ids (every statement is one sentence that names entities by id and
+states exactly the node's ``numbers``, displayed as :mod:`._format` describes):
+
+- ``OBJECTIVE`` ``objective``: net value, rewards, fees and the cards held;
+- ``ASSUMPTION`` ``assumption:annual_basis``, ``assumption:illustrative_catalog``,
+  ``assumption:spend:<category>`` (the profile's annual spend, an input) and
+  ``assumption:point_value:<card>`` for every card the graph names;
+- ``WINNER_BY_CATEGORY`` ``winner:<category>``: the held card that takes the
+  category's first dollar and the runner-up among held cards, with effective rates;
+- ``ALLOCATION_SEGMENT`` ``segment:<card>:<category>:<within|above>``: spend placed
+  on a card in a category within (or, for a capped category, above) its cap;
+- ``CAP_HIT`` ``cap_hit:<card>:<category>``: a full cap, with edges to the segments
+  the overflow goes to;
+- ``FEE_BREAK_EVEN`` ``fee_break_even:<card>``: for a held card with a fee, the spend
+  on it at which it pays for its fee (at its average incremental rate) and the net
+  value it adds over the baseline (the other held cards, or, for a lone card, the
+  best fee-free card);
+- ``THRESHOLD`` ``threshold:<card>``: the spending in one category (others fixed) at
+  which one move would start to pay: adding an unheld card, swapping one in at the
+  card limit, or dropping (or, when alone, swapping out) a held card with a fee; the
+  category needing the smallest change is reported, up to :data:`MAX_THRESHOLD_SPEND`
+  (a move that would pay with any extra spend at all states no level and is left out).
+
+Statements are worded for the v2 predicate: a faithful claim can reuse their words
+with small gaps, and two money amounts in one statement are separated by at least
+four words, so that no claim can put one amount in the other's place by skipping
+words (the predicate skips at most four tokens at a time).
+
+Entities are the cards the graph names (catalog order) and the six categories.
+Everything is built in a fixed order, so equal inputs give byte-identical JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from importlib import resources
+from typing import Any
+
+from verity.backends.card_rewards._alloc import (
+    WITHIN,
+    Piece,
+    Segment,
+    breakpoints,
+    category_earnings,
+    cents,
+    crossing_down,
+    crossing_up,
+    segments,
+    wallet_earnings,
+)
+from verity.backends.card_rewards._catalog import CATEGORIES, Card, Catalog
+from verity.backends.card_rewards._format import (
+    join_words,
+    money,
+    multiplier,
+    percent,
+    point_value,
+)
+from verity.backends.card_rewards._model import Solution, card_limit, eligible_cards
+
+__all__ = ["CATEGORY_ALIASES", "DOMAIN", "MAX_THRESHOLD_SPEND", "build_graph", "graph_json"]
+
+DOMAIN = "card_rewards"
+FORMAT = "verity.evidence_graph/1"
+#: Thresholds beyond this annual spend in one category are not reported.
+MAX_THRESHOLD_SPEND = Decimal(250_000)
+
+CATEGORY_ALIASES: Mapping[str, tuple[str, ...]] = {
+    "dining": ("restaurants", "eating out"),
+    "groceries": ("supermarkets", "grocery stores"),
+    "travel": ("flights and hotels", "trips"),
+    "gas": ("gas stations", "fuel"),
+    "online": ("online shopping", "e-commerce"),
+    "other_spend": ("other spending", "everything else"),
+}
+
+_PLAN_PHRASE = {
+    "max_value": "The best plan",
+    "no_fee": "The best fee-free plan",
+    "two_cards": "The best two-card plan",
+}
+
+Node = dict[str, Any]
+Edge = dict[str, str]
+
+
+def _node(
+    node_id: str,
+    node_type: str,
+    statement: str,
+    entities: Sequence[str],
+    numbers: Sequence[str],
+    data: Mapping[str, Any],
+) -> Node:
+    return {
+        "id": node_id,
+        "type": node_type,
+        "statement": statement,
+        "entities": list(dict.fromkeys(entities)),
+        "numbers": list(dict.fromkeys(numbers)),
+        "data": dict(data),
+    }
+
+
+def _edge(source: str, target: str, relation: str) -> Edge:
+    return {"source": source, "target": target, "relation": relation}
+
+
+def _dollars(amount: Decimal) -> float:
+    return float(cents(amount))
+
+
+def _segment_id(piece: Piece) -> str:
+    seg = piece.segment
+    return f"segment:{seg.card.id}:{seg.category}:{seg.kind}"
+
+
+def _fees(cards: Sequence[Card]) -> Decimal:
+    return sum((c.annual_fee for c in cards), Decimal(0))
+
+
+@dataclass(frozen=True, slots=True)
+class _Ctx:
+    catalog: Catalog
+    solution: Solution
+
+    @property
+    def held(self) -> tuple[Card, ...]:
+        return self.solution.held
+
+    @property
+    def spend(self) -> Mapping[str, Decimal]:
+        return self.solution.profile.spend
+
+    def pieces_of(self, category: str) -> list[Piece]:
+        return [p for p in self.solution.pieces if p.segment.category == category]
+
+    def wallet(self, cards: Sequence[Card]) -> tuple[Card, ...]:
+        ids = {c.id for c in cards}
+        return tuple(c for c in self.catalog.cards if c.id in ids)
+
+
+# ----------------------------------------------------------------------------- nodes
+
+
+def _objective(ctx: _Ctx) -> Node:
+    sol = ctx.solution
+    net, rewards, fees = money(sol.net), money(sol.rewards), money(sol.fees)
+    held = [c.id for c in sol.held]
+    statement = (
+        f"{_PLAN_PHRASE[sol.goal]} nets {net} a year holding {join_words(held)}, "
+        f"earning {rewards} in rewards and paying {fees} in fees."
+    )
+    profile = sol.profile
+    data = {
+        "goal": sol.goal,
+        "profile": profile.id,
+        "profile_index": profile.index,
+        "archetype": profile.archetype,
+        "spend": {c: _dollars(profile.spend[c]) for c in CATEGORIES},
+        "total_spend": _dollars(profile.total),
+        "held": held,
+        "rewards": _dollars(sol.rewards),
+        "fees": _dollars(sol.fees),
+        "net": _dollars(sol.net),
+        "illustrative_catalog": ctx.catalog.illustrative,
+    }
+    return _node("objective", "OBJECTIVE", statement, held, [net, rewards, fees], data)
+
+
+def _cap_phrase(seg: Segment) -> str:
+    if seg.cap is None:
+        return ""
+    return " within its cap" if seg.kind == WITHIN else " above its cap"
+
+
+def _segment(piece: Piece) -> Node:
+    seg = piece.segment
+    amount, rate, value = money(piece.amount), multiplier(seg.rate), money(piece.value)
+    numbers = [amount, rate, value]
+    where = _cap_phrase(seg)
+    statement = f"{seg.card.id} gets {amount} on {seg.category} at {rate}{where}, worth {value}."
+    data = {
+        "card": seg.card.id,
+        "category": seg.category,
+        "segment": seg.kind,
+        "spend": _dollars(piece.amount),
+        "rate": float(seg.rate),
+        "effective_percent": float(seg.card.effective_percent(seg.rate)),
+        "cap": None if seg.cap is None else _dollars(seg.cap),
+        "value": _dollars(piece.value),
+    }
+    return _node(
+        _segment_id(piece),
+        "ALLOCATION_SEGMENT",
+        statement,
+        [seg.card.id, seg.category],
+        numbers,
+        data,
+    )
+
+
+def _winner(ctx: _Ctx, category: str) -> tuple[Node, list[Edge]]:
+    ranked: list[Card] = []
+    for seg in segments(ctx.held, category):
+        if seg.kind == WITHIN and seg.card not in ranked:
+            ranked.append(seg.card)
+    winner = ranked[0]
+    win_pct = winner.effective_percent(winner.rates[category])
+    win_text = percent(win_pct)
+    data: dict[str, Any] = {
+        "category": category,
+        "winner": winner.id,
+        "winner_rate": float(winner.rates[category]),
+        "winner_percent": float(win_pct),
+        "runner_up": None,
+        "runner_up_rate": None,
+        "runner_up_percent": None,
+        "tied": False,
+        "spend": _dollars(ctx.spend[category]),
+    }
+    if len(ranked) == 1:
+        statement = f"{winner.id} wins {category} at {win_text} as the only card held."
+        entities, numbers = [winner.id, category], [win_text]
+    else:
+        runner = ranked[1]
+        run_pct = runner.effective_percent(runner.rates[category])
+        run_text = percent(run_pct)
+        relation = "tied with" if run_pct == win_pct else "ahead of"
+        statement = (
+            f"{winner.id} wins {category} at {win_text}, {relation} {runner.id} at {run_text}."
+        )
+        entities, numbers = [winner.id, category, runner.id], [win_text, run_text]
+        data.update(
+            runner_up=runner.id,
+            runner_up_rate=float(runner.rates[category]),
+            runner_up_percent=float(run_pct),
+            tied=run_pct == win_pct,
+        )
+    node_id = f"winner:{category}"
+    node = _node(node_id, "WINNER_BY_CATEGORY", statement, entities, numbers, data)
+    pieces = ctx.pieces_of(category)
+    edges = [_edge(node_id, _segment_id(pieces[0]), "first_dollar_to")] if pieces else []
+    return node, edges
+
+
+def _cap_hits(ctx: _Ctx, category: str) -> tuple[list[Node], list[Edge]]:
+    nodes: list[Node] = []
+    edges: list[Edge] = []
+    pieces = ctx.pieces_of(category)
+    for i, piece in enumerate(pieces):
+        seg = piece.segment
+        if seg.kind != WITHIN or seg.limit is None or piece.amount < seg.limit:
+            continue
+        overflow = pieces[i + 1 :]
+        if not overflow:
+            continue
+        nxt = overflow[0]
+        cap, amount, rate = money(seg.limit), money(nxt.amount), multiplier(nxt.segment.rate)
+        target = nxt.segment.card.id
+        statement = (
+            f"{seg.card.id} hits its {cap} cap on {category}, "
+            f"so the next {amount} goes to {target} at {rate}."
+        )
+        node_id = f"cap_hit:{seg.card.id}:{category}"
+        data = {
+            "card": seg.card.id,
+            "category": category,
+            "cap": _dollars(seg.limit),
+            "overflow": _dollars(sum((p.amount for p in overflow), Decimal(0))),
+            "overflow_segments": [_segment_id(p) for p in overflow],
+            "overflow_to_same_card": target == seg.card.id,
+        }
+        nodes.append(
+            _node(
+                node_id,
+                "CAP_HIT",
+                statement,
+                [seg.card.id, category, target],
+                [cap, amount, rate],
+                data,
+            )
+        )
+        edges.append(_edge(node_id, _segment_id(piece), "caps"))
+        edges.extend(_edge(node_id, _segment_id(p), "overflow_to") for p in overflow)
+    return nodes, edges
+
+
+def _best_fee_free(ctx: _Ctx, exclude: Card) -> Card | None:
+    best: Card | None = None
+    best_value = Decimal(0)
+    for card in eligible_cards(ctx.catalog, ctx.solution.goal):
+        if card.annual_fee != 0 or card.id == exclude.id:
+            continue
+        value = wallet_earnings([card], ctx.spend)
+        if best is None or value > best_value:
+            best, best_value = card, value
+    return best
+
+
+def _baseline(ctx: _Ctx, card: Card) -> tuple[Card, ...]:
+    """The wallet a held card is measured against: the rest, or the best fee-free card."""
+    rest = tuple(c for c in ctx.held if c.id != card.id)
+    if rest:
+        return rest
+    alternative = _best_fee_free(ctx, card)
+    return () if alternative is None else (alternative,)
+
+
+def _fee_break_even(ctx: _Ctx, card: Card) -> tuple[Node, list[Edge]]:
+    baseline = _baseline(ctx, card)
+    gain = wallet_earnings(ctx.held, ctx.spend) - wallet_earnings(baseline, ctx.spend)
+    net = gain - card.annual_fee
+    own = [p for p in ctx.solution.pieces if p.segment.card.id == card.id]
+    card_spend = sum((p.amount for p in own), Decimal(0))
+    fee = money(card.annual_fee)
+    break_even: Decimal | None = None
+    if net >= 0 and gain > 0:
+        break_even = card.annual_fee * card_spend / gain
+        statement = (
+            f"{card.id} pays for itself after {money(break_even)} of spend against its {fee} "
+            f"fee, so {card.id} adds {money(net)} net of the fee."
+        )
+        numbers = [money(break_even), fee, money(net)]
+    else:
+        statement = (
+            f"{card.id} costs {fee} a year and earns {money(gain)} beyond the rest of the plan, "
+            f"so {card.id} falls short of the fee by {money(-net)}."
+        )
+        numbers = [fee, money(gain), money(-net)]
+    node_id = f"fee_break_even:{card.id}"
+    data = {
+        "card": card.id,
+        "annual_fee": _dollars(card.annual_fee),
+        "card_spend": _dollars(card_spend),
+        "gain_before_fee": _dollars(gain),
+        "net_added": _dollars(net),
+        "break_even_spend": None if break_even is None else _dollars(break_even),
+        "baseline": [c.id for c in baseline],
+    }
+    node = _node(node_id, "FEE_BREAK_EVEN", statement, [card.id], numbers, data)
+    return node, [_edge(node_id, _segment_id(p), "earned_on") for p in own]
+
+
+@dataclass(frozen=True, slots=True)
+class _Move:
+    kind: str  # add | swap | drop
+    subject: Card
+    out: Card | None
+    into: Card | None
+    new_wallet: tuple[Card, ...]
+    upward: bool
+
+    @property
+    def phrase(self) -> str:
+        if self.out is not None and self.into is not None:
+            return f"Swapping {self.out.id} for {self.into.id}"
+        return f"{'Adding' if self.kind == 'add' else 'Dropping'} {self.subject.id}"
+
+
+def _moves(ctx: _Ctx) -> list[_Move]:
+    moves: list[_Move] = []
+    held_ids = {c.id for c in ctx.held}
+    for card in ctx.held:
+        if card.annual_fee == 0:
+            continue
+        rest = tuple(c for c in ctx.held if c.id != card.id)
+        if rest:
+            moves.append(_Move("drop", card, card, None, rest, upward=False))
+            continue
+        alternative = _best_fee_free(ctx, card)
+        if alternative is not None:
+            moves.append(_Move("swap", card, card, alternative, (alternative,), upward=False))
+    limit = card_limit(ctx.solution.goal)
+    for card in eligible_cards(ctx.catalog, ctx.solution.goal):
+        if card.id in held_ids:
+            continue
+        if limit is None or len(ctx.held) < limit:
+            moves.append(_Move("add", card, None, card, ctx.wallet([*ctx.held, card]), upward=True))
+            continue
+        for out in ctx.held:
+            wallet = ctx.wallet([*(c for c in ctx.held if c.id != out.id), card])
+            moves.append(_Move("swap", card, out, card, wallet, upward=True))
+    return moves
+
+
+def _crossing(ctx: _Ctx, move: _Move, category: str) -> Decimal | None:
+    new, old = move.new_wallet, ctx.held
+    const = sum(
+        (
+            category_earnings(new, k, ctx.spend[k]) - category_earnings(old, k, ctx.spend[k])
+            for k in CATEGORIES
+            if k != category
+        ),
+        Decimal(0),
+    ) - (_fees(new) - _fees(old))
+
+    def gain(s: Decimal) -> Decimal:
+        return category_earnings(new, category, s) - category_earnings(old, category, s) + const
+
+    start = ctx.spend[category]
+    kinks = [*breakpoints(new, category), *breakpoints(old, category)]
+    at_start = gain(start)
+    found: Decimal | None
+    if move.upward:
+        found = None if at_start > 0 else crossing_up(gain, start, kinks)
+        if found == start:  # pays with any extra spend at all: no level worth stating
+            return None
+    else:
+        found = None if at_start >= 0 else crossing_down(gain, start, kinks)
+    if found is None or found > MAX_THRESHOLD_SPEND:
+        return None
+    return found
+
+
+def _threshold_statement(move: _Move, category: str, level: Decimal) -> str:
+    verb = "reaches" if move.upward else "falls to"
+    return f"{move.phrase} would start to pay once spending on {category} {verb} {money(level)}."
+
+
+def _thresholds(ctx: _Ctx) -> list[Node]:
+    best: dict[str, tuple[Decimal, _Move, str, Decimal]] = {}
+    order: list[str] = []
+    for move in _moves(ctx):
+        for category in CATEGORIES:
+            level = _crossing(ctx, move, category)
+            if level is None:
+                continue
+            distance = abs(level - ctx.spend[category])
+            key = move.subject.id
+            if key not in best:
+                order.append(key)
+            if key not in best or distance < best[key][0]:
+                best[key] = (distance, move, category, level)
+    nodes: list[Node] = []
+    for key in sorted(order, key=lambda k: [c.id for c in ctx.catalog.cards].index(k)):
+        _, move, category, level = best[key]
+        start = ctx.spend[category]
+        statement = _threshold_statement(move, category, level)
+        cards = [c.id for c in (move.out, move.into) if c is not None] or [move.subject.id]
+        data = {
+            "move": move.kind,
+            "card": move.subject.id,
+            "out": None if move.out is None else move.out.id,
+            "in": None if move.into is None else move.into.id,
+            "category": category,
+            "direction": "up" if move.upward else "down",
+            "threshold_spend": _dollars(level),
+            "current_spend": _dollars(start),
+            "new_plan": [c.id for c in move.new_wallet],
+        }
+        nodes.append(
+            _node(
+                f"threshold:{key}",
+                "THRESHOLD",
+                statement,
+                [*cards, category],
+                [money(level)],
+                data,
+            )
+        )
+    return nodes
+
+
+def _basis_assumptions(catalog: Catalog) -> list[Node]:
+    return [
+        _node(
+            "assumption:annual_basis",
+            "ASSUMPTION",
+            "Spend, rewards, fees and caps are annual amounts in US dollars.",
+            [],
+            [],
+            {"kind": "basis", "basis": "annual", "currency": "USD"},
+        ),
+        _node(
+            "assumption:illustrative_catalog",
+            "ASSUMPTION",
+            "Card terms come from an illustrative catalog rather than live issuer offers.",
+            [],
+            [],
+            {"kind": "catalog", "illustrative": catalog.illustrative},
+        ),
+    ]
+
+
+def _spend_assumptions(spend: Mapping[str, Decimal]) -> list[Node]:
+    return [
+        _node(
+            f"assumption:spend:{category}",
+            "ASSUMPTION",
+            f"Annual spending on {category} is {money(spend[category])}.",
+            [category],
+            [money(spend[category])],
+            {"kind": "spend", "category": category, "spend": _dollars(spend[category])},
+        )
+        for category in CATEGORIES
+    ]
+
+
+def _point_value_assumptions(card_ids: Sequence[str], catalog: Catalog) -> list[Node]:
+    nodes: list[Node] = []
+    for card_id in card_ids:
+        card = catalog.card(card_id)
+        pv = point_value(card.point_value_cents)
+        nodes.append(
+            _node(
+                f"assumption:point_value:{card.id}",
+                "ASSUMPTION",
+                f"Each {card.id} point is worth {pv}.",
+                [card.id],
+                [pv],
+                {
+                    "kind": "point_value",
+                    "card": card.id,
+                    "point_value_cents": float(card.point_value_cents),
+                },
+            )
+        )
+    return nodes
+
+
+# ----------------------------------------------------------------------------- graph
+
+
+def _rules() -> list[Any]:
+    ref = resources.files("verity").joinpath("data", "rules", "card_rewards.json")
+    rules: list[Any] = json.loads(ref.read_text("utf-8"))["rules"]
+    return rules
+
+
+def _entities(card_ids: Sequence[str], catalog: Catalog) -> list[dict[str, Any]]:
+    cards = [
+        {"id": c.id, "kind": "card", "aliases": list(c.aliases)}
+        for c in catalog.cards
+        if c.id in card_ids
+    ]
+    categories = [
+        {"id": k, "kind": "category", "aliases": list(CATEGORY_ALIASES[k])} for k in CATEGORIES
+    ]
+    return cards + categories
+
+
+def build_graph(catalog: Catalog, solution: Solution) -> dict[str, Any]:
+    """The evidence graph of ``solution`` as a plain dict in file format."""
+    ctx = _Ctx(catalog, solution)
+    edges: list[Edge] = []
+    winners: list[Node] = []
+    cap_hits: list[Node] = []
+    for category in CATEGORIES:
+        node, more = _winner(ctx, category)
+        winners.append(node)
+        edges.extend(more)
+    seg_nodes = [_segment(p) for p in solution.pieces]
+    for category in CATEGORIES:
+        nodes, more = _cap_hits(ctx, category)
+        cap_hits.extend(nodes)
+        edges.extend(more)
+    fee_nodes: list[Node] = []
+    for card in solution.held:
+        if card.annual_fee > 0:
+            node, more = _fee_break_even(ctx, card)
+            fee_nodes.append(node)
+            edges.extend(more)
+    thresholds = _thresholds(ctx)
+    objective = _objective(ctx)
+    body = [objective, *winners, *seg_nodes, *cap_hits, *fee_nodes, *thresholds]
+    named = {e for n in body for e in n["entities"]}
+    card_ids = [c.id for c in catalog.cards if c.id in named]
+    spends = _spend_assumptions(solution.profile.spend)
+    point_values = _point_value_assumptions(card_ids, catalog)
+    edges.extend(_edge("objective", n["id"], "sums") for n in seg_nodes)
+    edges.extend(_edge("objective", n["id"], "deducts_fee") for n in fee_nodes)
+    for node in spends:
+        category = node["data"]["category"]
+        edges.extend(
+            _edge(node["id"], s["id"], "split_into")
+            for s in seg_nodes
+            if s["data"]["category"] == category
+        )
+    for node in point_values:
+        card_id = node["data"]["card"]
+        edges.extend(
+            _edge(node["id"], s["id"], "values") for s in seg_nodes if s["data"]["card"] == card_id
+        )
+    fee_ids = {n["id"] for n in fee_nodes}
+    for node in thresholds:
+        category = node["data"]["category"]
+        edges.append(_edge(node["id"], f"assumption:spend:{category}", "measured_from"))
+        edges.append(_edge(node["id"], f"winner:{category}", "compares_in"))
+        fee_id = f"fee_break_even:{node['data']['card']}"
+        if fee_id in fee_ids:
+            edges.append(_edge(node["id"], fee_id, "revisits"))
+    return {
+        "format": FORMAT,
+        "graph_id": f"{DOMAIN}-{solution.profile.id}-{solution.goal}",
+        "domain": DOMAIN,
+        "entities": _entities(card_ids, catalog),
+        "nodes": [
+            objective,
+            *_basis_assumptions(catalog),
+            *spends,
+            *point_values,
+            *winners,
+            *seg_nodes,
+            *cap_hits,
+            *fee_nodes,
+            *thresholds,
+        ],
+        "edges": edges,
+        "rules": _rules(),
+    }
+
+
+def graph_json(graph: Mapping[str, Any]) -> str:
+    """The canonical text of a graph: 2-space indent, UTF-8 kept, final newline."""
+    return json.dumps(graph, indent=2, ensure_ascii=False) + "\n"

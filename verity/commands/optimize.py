@@ -1,0 +1,112 @@
+"""`verity optimize`: solve the card-rewards MILP and write its evidence graph.
+
+``verity optimize --profile N --goal G [--solver cbc|highs] [--out FILE]`` writes one
+graph (to stdout without ``--out``); ``verity optimize --all --out-dir DIR`` writes
+all profile x goal graphs as ``DIR/pNN-GOAL.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from verity.backends.card_rewards import (
+    GOALS,
+    SOLVERS,
+    Profile,
+    build_graph,
+    graph_file_name,
+    graph_json,
+    load_catalog,
+    load_profiles,
+    solve,
+)
+from verity.errors import InputError
+
+NAME = "optimize"
+HELP = "solve the card-rewards optimizer for a spending profile and write its evidence graph"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--profile", metavar="N", help="profile number (0 to 49)")
+    parser.add_argument("--goal", metavar="GOAL", help=f"one of: {', '.join(GOALS)}")
+    parser.add_argument(
+        "--solver",
+        metavar="SOLVER",
+        default="cbc",
+        help=f"one of: {', '.join(SOLVERS)} (default: cbc)",
+    )
+    parser.add_argument("--out", metavar="FILE", help="write the graph here (default: stdout)")
+    parser.add_argument("--all", action="store_true", help="every profile with every goal")
+    parser.add_argument("--out-dir", metavar="DIR", help="directory for --all")
+
+
+def _profile(text: str, profiles: tuple[Profile, ...]) -> Profile:
+    last = len(profiles) - 1
+    try:
+        index = int(text, 10)
+    except ValueError:
+        raise InputError(f"--profile must be a number from 0 to {last}, not {text!r}") from None
+    if not 0 <= index <= last:
+        raise InputError(f"--profile must be a number from 0 to {last}, not {index}")
+    return profiles[index]
+
+
+def _check_choice(option: str, value: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise InputError(f"{option} must be one of {', '.join(choices)}, not {value!r}")
+    return value
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _run_all(args: argparse.Namespace, profiles: tuple[Profile, ...]) -> int:
+    if args.profile is not None or args.goal is not None or args.out is not None:
+        raise InputError("--all takes --out-dir (and --solver), not --profile, --goal or --out")
+    if args.out_dir is None:
+        raise InputError("--all needs --out-dir DIR")
+    out_dir = Path(args.out_dir)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create {out_dir}: {exc.strerror or exc}") from None
+    catalog = load_catalog()
+    total = len(profiles) * len(GOALS)
+    live = sys.stderr.isatty()
+    done = 0
+    for profile in profiles:
+        for goal in GOALS:
+            graph = build_graph(catalog, solve(catalog, profile, goal, args.solver))
+            name = graph_file_name(profile, goal)
+            _write(out_dir / name, graph_json(graph))
+            done += 1
+            if live:
+                print(f"\roptimize: {done}/{total} {name}", end="", file=sys.stderr, flush=True)
+    print(("\r" if live else "") + f"optimize: wrote {done} graphs to {out_dir}", file=sys.stderr)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    _check_choice("--solver", args.solver, SOLVERS)
+    profiles = load_profiles()
+    if args.all:
+        return _run_all(args, profiles)
+    if args.out_dir is not None:
+        raise InputError("--out-dir goes with --all; use --out FILE for one graph")
+    if args.profile is None or args.goal is None:
+        raise InputError("give --profile N and --goal GOAL, or --all --out-dir DIR")
+    profile = _profile(args.profile, profiles)
+    goal = _check_choice("--goal", args.goal, GOALS)
+    catalog = load_catalog()
+    text = graph_json(build_graph(catalog, solve(catalog, profile, goal, args.solver)))
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        _write(Path(args.out), text)
+    return 0
