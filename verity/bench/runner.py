@@ -1,0 +1,489 @@
+"""Running the benchmark: plan the instances, narrate and verify them, record, resume.
+
+An instance (narrator x variant x graph) is the unit of work. Its first pass is narrated
+once and verified under every profile; then the repair loop runs once per profile, from
+that shared first pass (a wrapper hands the repair loop the first attempt it already has).
+All records of an instance are written together in one append, flushed and fsync'd, as
+soon as it finishes, so killing the run loses at most the instances in flight.
+
+``--resume`` reads the results file, drops a partial last line and the records of any
+incomplete instance (rewriting the file atomically), and skips every complete instance.
+Instances run in graph order, then narrator, then variant, so a run cut short still holds
+paired variants for the graphs it reached.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, TextIO
+
+from verity.bench import DEFAULT_RESAMPLES, MAX_REPAIRS, RESULTS_FILE
+from verity.bench.progress import Progress
+from verity.bench.records import (
+    BenchRecord,
+    ErrorInfo,
+    InstanceKey,
+    TokenUsage,
+    VerdictRecord,
+    cluster_of,
+    complete_instances,
+    parse_record_lines,
+    record_line,
+)
+from verity.bench.report import ReportFiles, build_report
+from verity.errors import InputError
+from verity.gates import PROFILES
+from verity.graph import EvidenceGraph, load_graph
+from verity.narrators.base import Attempt, Narrator
+from verity.prompts import VARIANTS, Prompt
+from verity.report import Report
+
+__all__ = [
+    "DEFAULT_GRAPHS",
+    "MAX_REPAIRS",
+    "RESULTS_FILE",
+    "BenchPlan",
+    "PassResult",
+    "RepairFn",
+    "RepairResult",
+    "RunOutcome",
+    "default_graph_dir",
+    "find_graphs",
+    "instance_records",
+    "make_narrator",
+    "prepare_results",
+    "run_bench",
+]
+
+DEFAULT_GRAPHS = Path("evidence_graphs") / "card_rewards"
+
+
+class PassResult(Protocol):
+    """One pass of the repair loop: the narrator's attempt, the claims the pass stands for
+    (a repair pass: the kept claims, then the replacements) and the report on them."""
+
+    @property
+    def attempt(self) -> Attempt: ...
+
+    @property
+    def claims(self) -> Sequence[Any]: ...
+
+    @property
+    def report(self) -> Report | None: ...
+
+
+class RepairResult(Protocol):
+    """What the repair loop returns: its passes, first pass first."""
+
+    @property
+    def passes(self) -> Sequence[PassResult]: ...
+
+
+#: ``(graph, narrator, variant, profile, repairs) -> RepairResult``
+RepairFn = Callable[[EvidenceGraph, Narrator, str, str, int], RepairResult]
+
+
+def _default_repair_fn() -> RepairFn:
+    from verity.repair import narrate_and_verify
+
+    def run(graph: EvidenceGraph, narrator: Narrator, variant: str, profile: str,
+            repairs: int) -> RepairResult:
+        result: RepairResult = narrate_and_verify(
+            graph, narrator, variant=variant, profile=profile, repairs=repairs
+        )
+        return result
+
+    return run
+
+
+# --- plan ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BenchPlan:
+    """What to run: narrator specs, variants, profiles, graph files and settings."""
+
+    narrators: tuple[str, ...]
+    variants: tuple[str, ...]
+    profiles: tuple[str, ...]
+    graphs: tuple[Path, ...]
+    repairs: int = 1
+    seed: int = 0
+    concurrency: int = 1
+
+    def __post_init__(self) -> None:
+        _check_names("variant", self.variants, VARIANTS)
+        _check_names("profile", self.profiles, PROFILES)
+        if not self.narrators:
+            raise InputError("no narrators to run")
+        if len(set(self.narrators)) != len(self.narrators):
+            raise InputError("a narrator is named twice")
+        if not self.graphs:
+            raise InputError("no graphs to run")
+        if not 0 <= self.repairs <= MAX_REPAIRS:
+            raise InputError(f"repairs must be between 0 and {MAX_REPAIRS}")
+        if self.concurrency < 1:
+            raise InputError("concurrency must be at least 1")
+
+
+def _check_names(what: str, given: Sequence[str], allowed: Sequence[str]) -> None:
+    if not given:
+        raise InputError(f"no {what}s to run")
+    for name in given:
+        if name not in allowed:
+            raise InputError(f"unknown {what} {name!r}; expected one of {', '.join(allowed)}")
+    if len(set(given)) != len(given):
+        raise InputError(f"a {what} is named twice")
+
+
+def default_graph_dir() -> Path:
+    """``evidence_graphs/card_rewards`` under the working directory, else under the checkout."""
+    here = DEFAULT_GRAPHS
+    if here.is_dir():
+        return here
+    return Path(__file__).resolve().parents[2] / DEFAULT_GRAPHS
+
+
+def find_graphs(directory: str | Path | None = None, limit: int | None = None) -> list[Path]:
+    """The ``*.json`` graph files of ``directory`` in name order, at most ``limit``."""
+    d = Path(directory) if directory is not None else default_graph_dir()
+    if not d.is_dir():
+        raise InputError(f"graph directory {d} does not exist")
+    if limit is not None and limit < 1:
+        raise InputError("limit must be at least 1")
+    files = sorted(p for p in d.glob("*.json") if p.is_file())
+    if not files:
+        raise InputError(f"graph directory {d} holds no .json files")
+    return files[:limit] if limit is not None else files
+
+
+_SEEDED_KINDS = ("local", "openai", "scripted")
+
+
+def make_narrator(
+    spec: str, seed: int, openai_options: Mapping[str, Any] | None = None
+) -> Narrator:
+    """Build a narrator from its spec; the run seed goes to every kind that takes one."""
+    from verity.narrators import narrator_from_spec
+
+    kind = spec.partition(":")[0]
+    options: dict[str, Any] = {}
+    if kind in _SEEDED_KINDS:
+        options["seed"] = seed
+    if kind == "openai" and openai_options:
+        options.update(openai_options)
+    return narrator_from_spec(spec, **options)
+
+
+# --- one instance ----------------------------------------------------------------------
+
+
+class _SharedFirstPass:
+    """Narrator wrapper: narrates a first-pass prompt once and hands back the same attempt.
+
+    The repair loop runs once per profile; each run starts from the same first pass. An
+    optional lock serializes calls (the embedded model runs one narration at a time).
+    """
+
+    def __init__(self, inner: Narrator, lock: threading.Lock | None) -> None:
+        self._inner = inner
+        self._lock = lock
+        self._first: dict[str, Attempt] = {}
+        self.calls = 0
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    def narrate(self, prompt: Prompt) -> Attempt:
+        if prompt.pass_index == 0 and prompt.prompt_hash in self._first:
+            return self._first[prompt.prompt_hash]
+        self.calls += 1
+        if self._lock is not None:
+            with self._lock:
+                attempt = self._inner.narrate(prompt)
+        else:
+            attempt = self._inner.narrate(prompt)
+        if prompt.pass_index == 0:
+            self._first[prompt.prompt_hash] = attempt
+        return attempt
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def _status(attempt: Attempt) -> str:
+    if attempt.api_error is not None:
+        return "api_error"
+    if attempt.parse_error is not None or attempt.narration is None:
+        return "parse_error"
+    return "ok"
+
+
+def _verdicts(report: Report | None) -> list[VerdictRecord]:
+    if report is None:
+        return []
+    return [
+        VerdictRecord(
+            id=v.id, type=v.type, passed=v.passed, codes=[e.code for e in v.errors],
+            errors=[e.model_dump(mode="json") for e in v.errors],
+        )
+        for v in report.claims
+    ]
+
+
+def _error(err: Any) -> ErrorInfo | None:
+    return None if err is None else ErrorInfo(code=str(err.code), message=str(err.message))
+
+
+def _from_pass(base: Mapping[str, Any], pass_index: int, repair_profile: str | None,
+               result: PassResult, verdicts: dict[str, list[VerdictRecord]],
+               wall: float | None = None) -> BenchRecord:
+    attempt = result.attempt
+    return BenchRecord(
+        **base, pass_index=pass_index, repair_profile=repair_profile, status=_status(attempt),
+        prompt_hash=attempt.prompt_hash, raw_response=attempt.raw_text,
+        parse_error=_error(attempt.parse_error), error=_error(attempt.api_error),
+        claims=list(result.claims), verdicts=verdicts,
+        usage=TokenUsage(prompt_tokens=attempt.usage.prompt_tokens,
+                         completion_tokens=attempt.usage.completion_tokens),
+        latency_s=max(0.0, attempt.latency_s), finish_reason=attempt.finish_reason,
+        instance_wall_s=wall,
+    )
+
+
+def _carried(previous: BenchRecord, pass_index: int, profile: str) -> BenchRecord:
+    return previous.model_copy(update={
+        "pass_index": pass_index, "repair_profile": profile, "status": "carried",
+        "prompt_hash": "", "raw_response": "", "parse_error": None, "error": None,
+        "verdicts": {profile: previous.verdicts[profile]}, "usage": TokenUsage(),
+        "latency_s": 0.0, "finish_reason": None, "instance_wall_s": None,
+    })
+
+
+def instance_records(
+    graph: EvidenceGraph, narrator: Narrator, variant: str, profiles: Sequence[str],
+    repairs: int, seed: int, repair_fn: RepairFn, *, lock: threading.Lock | None = None,
+) -> list[BenchRecord]:
+    """Run one instance under every profile and return its records (pass 0 first).
+
+    A pass the repair loop did not run is recorded as ``carried`` (the previous pass
+    repeated), so every instance has ``1 + repairs * len(profiles)`` records.
+    """
+    started = time.perf_counter()
+    shared = _SharedFirstPass(narrator, lock)
+    results = {p: repair_fn(graph, shared, variant, p, repairs) for p in profiles}
+    wall = time.perf_counter() - started
+    firsts = [results[p].passes[0].attempt for p in profiles]
+    if any(a != firsts[0] for a in firsts):
+        raise RuntimeError("the repair loop did not start every profile from the shared first pass")
+    base = {
+        "graph_id": graph.graph_id, "cluster": cluster_of(graph.graph_id),
+        "narrator": narrator.name, "variant": variant,
+        "simulated": any(p.attempt.simulated for r in results.values() for p in r.passes),
+        "profiles": list(profiles), "repairs": repairs, "seed": seed,
+    }
+    verdicts0 = {p: _verdicts(results[p].passes[0].report) for p in profiles}
+    records = [_from_pass(base, 0, None, results[profiles[0]].passes[0], verdicts0, wall)]
+    for p in profiles:
+        passes = results[p].passes
+        previous = records[0]
+        for k in range(1, repairs + 1):
+            if k < len(passes):
+                rec = _from_pass(base, k, p, passes[k], {p: _verdicts(passes[k].report)})
+            else:
+                rec = _carried(previous, k, p)
+            records.append(rec)
+            previous = rec
+    return records
+
+
+# --- the results file ------------------------------------------------------------------
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def prepare_results(path: Path, *, resume: bool) -> dict[InstanceKey, list[BenchRecord]]:
+    """Ready the results file; return the complete instances already in it.
+
+    Without ``resume`` the file must be absent or empty. With it, a partial last line
+    and the records of incomplete instances are removed (the file is rewritten
+    atomically when anything is removed).
+    """
+    if not path.exists():
+        return {}
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"results file {path} cannot be read: {exc.strerror or exc}") from None
+    if not data.strip():
+        return {}
+    if not resume:
+        raise InputError(f"{path} already holds results; pass --resume to continue that run "
+                         "or choose another --out")
+    loaded = parse_record_lines(data, f"results file {path}")
+    complete, incomplete = complete_instances(loaded.records)
+    if loaded.partial_tail or incomplete or sum(map(len, complete.values())) != len(
+        loaded.records
+    ):
+        kept = "".join(record_line(r) for group in complete.values() for r in group)
+        _atomic_write(path, kept.encode("utf-8"))
+    return complete
+
+
+class _Appender:
+    """Appends whole instances to the results file: one write, flushed and fsync'd."""
+
+    def __init__(self, path: Path) -> None:
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def write(self, records: Sequence[BenchRecord]) -> None:
+        data = memoryview("".join(record_line(r) for r in records).encode("utf-8"))
+        while data:
+            written = os.write(self._fd, data)
+            data = data[written:]
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+# --- the run ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What a run did."""
+
+    results: Path
+    planned: int
+    skipped: int
+    ran: int
+    report: ReportFiles | None
+
+
+@dataclass(frozen=True)
+class _Unit:
+    key: InstanceKey
+    spec: str
+    graph: EvidenceGraph
+
+
+def _check_settings(done: Mapping[InstanceKey, list[BenchRecord]], plan: BenchPlan,
+                    keys: set[InstanceKey]) -> None:
+    for key, group in done.items():
+        if key not in keys:
+            continue
+        r = group[0]
+        if (list(r.profiles), r.repairs, r.seed) != (list(plan.profiles), plan.repairs, plan.seed):
+            raise InputError(
+                f"the results file was made with profiles {','.join(r.profiles)}, repairs "
+                f"{r.repairs}, seed {r.seed}; resume with the same settings or use another --out"
+            )
+
+
+def _run_units(units: Iterator[_Unit], run_one: Callable[[_Unit], list[BenchRecord]],
+               on_done: Callable[[list[BenchRecord]], None], concurrency: int) -> None:
+    if concurrency == 1:
+        for unit in units:
+            on_done(run_one(unit))
+        return
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="bench") as pool:
+        pending: set[Future[list[BenchRecord]]] = set()
+        for unit in units:
+            pending.add(pool.submit(run_one, unit))
+            if len(pending) >= concurrency:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    on_done(fut.result())
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                on_done(fut.result())
+
+
+def run_bench(
+    plan: BenchPlan,
+    out_dir: str | Path,
+    *,
+    resume: bool = False,
+    narrators: Mapping[str, Narrator] | None = None,
+    repair_fn: RepairFn | None = None,
+    openai_options: Mapping[str, Any] | None = None,
+    progress: TextIO | None = None,
+    report: bool = True,
+    resamples: int = DEFAULT_RESAMPLES,
+    figures: bool = True,
+) -> RunOutcome:
+    """Run every planned instance not already done, appending records as they finish.
+
+    ``narrators`` maps specs to ready narrators (built from the specs otherwise);
+    ``progress`` is the stream for the progress bar (None: no bar). With ``report``, the
+    report is rebuilt from the results file at the end.
+    """
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create output directory {out}: {exc.strerror or exc}") from None
+    results = out / RESULTS_FILE
+    done = prepare_results(results, resume=resume)
+    graphs = [load_graph(p) for p in plan.graphs]
+    if len({g.graph_id for g in graphs}) != len(graphs):
+        raise InputError("two graph files share a graph_id")
+    built = dict(narrators or {})
+    for spec in plan.narrators:
+        if spec not in built:
+            built[spec] = make_narrator(spec, plan.seed, openai_options)
+    names = {spec: built[spec].name for spec in plan.narrators}
+    if len(set(names.values())) != len(names):
+        raise InputError("two narrators report the same name")
+
+    units = [
+        _Unit(InstanceKey(names[spec], variant, g.graph_id), spec, g)
+        for g in graphs for spec in plan.narrators for variant in plan.variants
+    ]
+    _check_settings(done, plan, {u.key for u in units})
+    todo = [u for u in units if u.key not in done]
+
+    fn = repair_fn if repair_fn is not None else _default_repair_fn()
+    locks = {spec: threading.Lock() for spec in plan.narrators
+             if spec.partition(":")[0] == "local"}
+
+    def run_one(unit: _Unit) -> list[BenchRecord]:
+        return instance_records(unit.graph, built[unit.spec], unit.key.variant,
+                                plan.profiles, plan.repairs, plan.seed, fn,
+                                lock=locks.get(unit.spec))
+
+    bar = Progress(len(todo), label="bench", stream=progress) if progress and todo else None
+    appender = _Appender(results)
+    ran = 0
+
+    def on_done(records: list[BenchRecord]) -> None:
+        nonlocal ran
+        appender.write(records)
+        ran += 1
+        if bar is not None:
+            bar.update()
+
+    try:
+        _run_units(iter(todo), run_one, on_done, plan.concurrency)
+    finally:
+        appender.close()
+        if bar is not None:
+            bar.close()
+    files = build_report(results, out, resamples=resamples, figures=figures) if report else None
+    return RunOutcome(results, len(units), len(units) - len(todo), ran, files)
