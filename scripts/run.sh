@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh
-exec .venv/bin/verity verify examples/graph.json examples/narration.json "$@"
+exec .venv/bin/verity demo "$@"
