@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -35,6 +35,8 @@ from verity.aliases import AliasMatcher
 from verity.text import tokenize, tokenize_v1
 
 __all__ = [
+    "BITS_LIMIT",
+    "BLOCK_SIZE",
     "MAX_SINGLE_GAP",
     "MAX_TOTAL_GAP",
     "POLARITY_LANGUAGES",
@@ -128,20 +130,43 @@ class Support:
         }
 
 
+#: Passages up to this many tokens keep one integer bit set per token (``bits``). Longer
+#: ones keep bit sets per block of :data:`BLOCK_SIZE` positions (``blocks``): whole-passage
+#: bit sets of n positions take O(n) memory per distinct token and O(n) time per shift.
+BITS_LIMIT = 4096
+BLOCK_SIZE = 1024
+_BLOCK_SHIFT = BLOCK_SIZE.bit_length() - 1
+
+
+def _block_sets(grouped: Mapping[str, list[int]]) -> dict[str, dict[int, int]]:
+    """Per token: block number -> bit set of the token's positions within that block."""
+    out: dict[str, dict[int, int]] = {}
+    for token, found in grouped.items():
+        blocks: dict[int, int] = {}
+        for pos in found:
+            block = pos >> _BLOCK_SHIFT
+            blocks[block] = blocks.get(block, 0) | (1 << (pos - (block << _BLOCK_SHIFT)))
+        out[token] = blocks
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class PassageIndex:
     """A passage's tokens prepared for many :func:`align` calls.
 
     ``positions`` maps each token to its ascending positions, ``bits`` to the same
     positions as an integer bit set; ``marker_positions`` lists the positions of
-    polarity markers. Build it once per passage with :meth:`of` (or
-    :meth:`from_text`) and reuse it for every claim.
+    polarity markers. A passage longer than :data:`BITS_LIMIT` tokens has no ``bits``
+    but ``blocks``: the bit sets cut into blocks of :data:`BLOCK_SIZE` positions.
+    Build it once per passage with :meth:`of` (or :meth:`from_text`) and reuse it for
+    every claim.
     """
 
     tokens: tuple[str, ...]
     positions: Mapping[str, tuple[int, ...]] = field(repr=False)
     bits: Mapping[str, int] = field(repr=False)
     marker_positions: tuple[int, ...] = field(repr=False)
+    blocks: Mapping[str, Mapping[int, int]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, tokens: Sequence[str]) -> PassageIndex:
@@ -153,16 +178,19 @@ class PassageIndex:
             pos for token in POLARITY_MARKERS.intersection(grouped) for pos in grouped[token]
         )
         bits: dict[str, int] = {}
-        for token, found in grouped.items():
-            mask = 0
-            for pos in found:
-                mask |= 1 << pos
-            bits[token] = mask
+        long = len(tokens) > BITS_LIMIT
+        if not long:
+            for token, found in grouped.items():
+                mask = 0
+                for pos in found:
+                    mask |= 1 << pos
+                bits[token] = mask
         return cls(
             tokens=tuple(tokens),
             positions={token: tuple(found) for token, found in grouped.items()},
             bits=bits,
             marker_positions=tuple(markers),
+            blocks=_block_sets(grouped) if long else {},
         )
 
     @classmethod
@@ -197,22 +225,52 @@ def _min_end(claim: Sequence[str], bits: Mapping[str, int], start: int) -> int |
     return start + len(claim) + lowest
 
 
-def _spans(claim: Sequence[str], index: PassageIndex) -> list[Span]:
-    """The minimal-end span for every feasible start, in order of start."""
-    bits = index.bits
-    if any(token not in bits for token in claim):
-        return []
-    last = bits[claim[-1]]
+def _window(blocks: Mapping[int, int], lo: int) -> int:
+    """Positions ``lo .. lo + MAX_TOTAL_GAP`` of a token as a bit mask over offsets."""
+    block = lo >> _BLOCK_SHIFT
+    offset = lo - (block << _BLOCK_SHIFT)
+    mask = blocks.get(block, 0) >> offset
+    if offset > BLOCK_SIZE - 1 - MAX_TOTAL_GAP:
+        mask |= blocks.get(block + 1, 0) << (BLOCK_SIZE - offset)
+    return mask & _WINDOW
+
+
+def _min_end_long(
+    claim: Sequence[str], blocks: Mapping[str, Mapping[int, int]], start: int
+) -> int | None:
+    """:func:`_min_end` for long passages: the same programme over block bit sets."""
+    reach = 1
+    for j in range(1, len(claim)):
+        reach = _SPREAD[reach] & _window(blocks[claim[j]], start + j)
+        if not reach:
+            return None
+    lowest = (reach & -reach).bit_length() - 1
+    return start + len(claim) + lowest
+
+
+def _starts(claim: Sequence[str], index: PassageIndex) -> Iterator[int]:
+    """Positions of the claim's first token, in order, whose last token can be reached."""
+    positions = index.positions
+    if not all(map(positions.__contains__, claim)):
+        return
     tail = len(claim) - 1
-    spans: list[Span] = []
-    for start in index.positions[claim[0]]:
-        # Cheap filter: the last token must occur where the budget allows it to.
-        if not (last >> (start + tail)) & _WINDOW:
-            continue
-        end = _min_end(claim, bits, start)
-        if end is not None:
-            spans.append(Span(start, end))
-    return spans
+    if index.bits:
+        last = index.bits[claim[-1]]
+        for start in positions[claim[0]]:
+            # Cheap filter: the last token must occur where the budget allows it to.
+            if (last >> (start + tail)) & _WINDOW:
+                yield start
+        return
+    last_blocks = index.blocks[claim[-1]]
+    for start in positions[claim[0]]:
+        if _window(last_blocks, start + tail):
+            yield start
+
+
+def _end(claim: Sequence[str], index: PassageIndex, start: int) -> int | None:
+    if index.bits:
+        return _min_end(claim, index.bits, start)
+    return _min_end_long(claim, index.blocks, start)
 
 
 def _claim_marker_count(claim: Sequence[str]) -> int:
@@ -225,14 +283,28 @@ def align(claim_tokens: Sequence[str], passage: PassageIndex | Sequence[str]) ->
     if not claim_tokens:
         return None
     index = _as_index(passage)
-    spans = _spans(claim_tokens, index)
-    if not spans:
-        return None
     claim_markers = _claim_marker_count(claim_tokens)
-    for span in spans:
+    markers = index.marker_positions
+    length = len(claim_tokens)
+    first: Span | None = None
+    for start in _starts(claim_tokens, index):
+        # A span from ``start`` covers at least ``start .. start + length``: once a first
+        # span is known, a start whose cover already holds more markers than the claim
+        # cannot give a span that passes the guard, so its programme is skipped.
+        if (
+            first is not None
+            and bisect_left(markers, start + length) - bisect_left(markers, start) > claim_markers
+        ):
+            continue
+        end = _end(claim_tokens, index, start)
+        if end is None:
+            continue
+        span = Span(start, end)
         if index.markers_in(span) <= claim_markers:
             return span
-    return spans[0]
+        if first is None:
+            first = span
+    return first
 
 
 def polarity_dropped(
@@ -257,7 +329,8 @@ def check_support(claim_tokens: Sequence[str], passage: PassageIndex | Sequence[
     span = align(claim_tokens, index)
     if span is None:
         return Support(False, "not_contained")
-    dropped = polarity_dropped(claim_tokens, index, span)
+    # No marker in the span: nothing can be dropped (skips counting on the common path).
+    dropped = polarity_dropped(claim_tokens, index, span) if index.markers_in(span) else []
     if dropped:
         return Support(False, "marker_dropped", span, tuple(dropped))
     return Support(True, "supported", span)

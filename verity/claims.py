@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from verity.errors import InputError
 from verity.gate_error import GateError
+from verity.trusted import trusted
 
 __all__ = [
     "CLAIM_FIELDS",
@@ -64,6 +65,7 @@ class Narration(BaseModel):
 
 
 CLAIM_FIELDS = ("id", "type", "text", "cited_evidence_ids", "entities", "numbers")
+_FIELD_SET = frozenset(CLAIM_FIELDS)
 _STRING_FIELDS = ("id", "type", "text")
 _LIST_FIELDS = ("cited_evidence_ids", "entities", "numbers")
 
@@ -184,7 +186,55 @@ def _check_list(obj: Mapping[str, Any], name: str, path: str) -> list[GateError]
     return errors
 
 
+def _short_ok(value: Any) -> bool:
+    """An id, type or list item that raises no schema error."""
+    return isinstance(value, str) and 0 < len(value) <= _MAX_ID and not value.isspace()
+
+
+def _list_ok(value: Any) -> bool:
+    """An id, entity or number list that raises no schema error."""
+    if not isinstance(value, list) or len(value) > MAX_LIST_ITEMS:
+        return False
+    for item in value:
+        if not isinstance(item, str) or not 0 < len(item) <= _MAX_ID or item.isspace():
+            return False
+    return True
+
+
+def _well_formed(obj: dict[Any, Any]) -> bool:
+    """True exactly when the checks of :func:`_parse_claim` find nothing wrong (fast path)."""
+    if obj.keys() != _FIELD_SET:
+        return False
+    text = obj["text"]
+    return (
+        _short_ok(obj["id"])
+        and _short_ok(obj["type"])
+        and isinstance(text, str)
+        and 0 < len(text) <= MAX_CLAIM_TEXT
+        and not text.isspace()
+        and _list_ok(obj["cited_evidence_ids"])
+        and _list_ok(obj["entities"])
+        and _list_ok(obj["numbers"])
+    )
+
+
+def _claim_of(obj: dict[Any, Any]) -> Claim:
+    return trusted(
+        Claim,
+        {
+            "id": obj["id"],
+            "type": obj["type"],
+            "text": obj["text"],
+            "cited_evidence_ids": list(obj["cited_evidence_ids"]),
+            "entities": list(obj["entities"]),
+            "numbers": list(obj["numbers"]),
+        },
+    )
+
+
 def _parse_claim(obj: Any, index: int) -> ParsedClaim:
+    if isinstance(obj, dict) and _well_formed(obj):
+        return ParsedClaim(index, obj["id"], obj["type"], obj["text"], _claim_of(obj), ())
     path = f"claims[{index}]"
     fallback_id = f"#{index}"
     if not isinstance(obj, dict):
@@ -227,15 +277,7 @@ def _parse_claim(obj: Any, index: int) -> ParsedClaim:
     text = raw_text if isinstance(raw_text, str) else None
     if errors:
         return ParsedClaim(index, claim_id, claim_type, text, None, tuple(errors))
-    claim = Claim.model_construct(
-        id=obj["id"],
-        type=obj["type"],
-        text=obj["text"],
-        cited_evidence_ids=list(obj["cited_evidence_ids"]),
-        entities=list(obj["entities"]),
-        numbers=list(obj["numbers"]),
-    )
-    return ParsedClaim(index, claim_id, claim_type, text, claim, ())
+    return ParsedClaim(index, claim_id, claim_type, text, _claim_of(obj), ())
 
 
 _NARRATION_KEYS = ("format", "graph_id", "claims")

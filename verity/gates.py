@@ -12,7 +12,6 @@ prose consistency and the text polarity gate; it only ever rejects more.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -22,8 +21,9 @@ from verity.claims import Claim
 from verity.errors import InputError
 from verity.graph import EvidenceGraph
 from verity.normalize import normalize
-from verity.numbers import NumberValue, find_numbers, number_value
+from verity.numbers import NUMBER_RE, NumberValue, number_value, value_of_match
 from verity.segment import split_sentences
+from verity.suggest import Candidates
 from verity.text import tokenize
 
 __all__ = [
@@ -59,8 +59,13 @@ class Gate:
     profiles: frozenset[str]
 
 
-def _nearest(value: str, choices: Iterable[str], n: int = 3) -> list[str]:
-    return difflib.get_close_matches(value, sorted(choices), n=n, cutoff=0.5)
+def _nearest(value: str, graph: EvidenceGraph, name: str, choices: Iterable[str]) -> list[str]:
+    """``difflib.get_close_matches(value, sorted(choices), 3, 0.5)``, cached per graph."""
+    key = "candidates:" + name
+    candidates = graph.cache.get(key)
+    if candidates is None:
+        candidates = graph.cache[key] = Candidates.of(choices)
+    return candidates.nearest(value, n=3, cutoff=0.5)
 
 
 def _cited_nodes(claim: Claim, graph: EvidenceGraph) -> list[str]:
@@ -87,7 +92,7 @@ def check_evidence(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
             yield Finding(
                 "evidence.unknown_id",
                 f"cited evidence {node_id!r} is not a node of the graph",
-                _nearest(node_id, graph.nodes),
+                _nearest(node_id, graph, "nodes", graph.nodes),
                 node_id,
             )
 
@@ -102,7 +107,7 @@ def check_entities(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
             yield Finding(
                 "entity.not_allowed",
                 f"entity {entity!r} is not an allowed entity id",
-                _nearest(entity, graph.allowed_entities),
+                _nearest(entity, graph, "entities", graph.allowed_entities),
                 entity,
             )
 
@@ -110,20 +115,34 @@ def check_entities(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
 # --- gate 3: number binding ----------------------------------------------------------
 
 
+def _same_value_table(graph: EvidenceGraph) -> dict[NumberValue, list[str]]:
+    """Allowed numbers grouped by their (well-formed) value, each group sorted; cached."""
+    table: dict[NumberValue, list[str]] | None = graph.cache.get("numbers_by_value")
+    if table is None:
+        table = {}
+        for n in sorted(graph.allowed_numbers):
+            v = number_value(n)
+            if v is not None and v.value is not None:
+                table.setdefault(v, []).append(n)
+        graph.cache["numbers_by_value"] = table
+    return table
+
+
 def _same_value(number: str, graph: EvidenceGraph) -> list[str]:
+    """Allowed numbers equal in value and unit to ``number`` (``NumberValue.matches``)."""
     value = number_value(number)
     if value is None:
         return []
-    return sorted(
-        n for n in graph.allowed_numbers if (v := number_value(n)) is not None and v.matches(value)
-    )
+    return list(_same_value_table(graph).get(value, ()))
 
 
 def check_number_binding(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     """Every declared number string is an allowed number string (exact membership)."""
     for number in dict.fromkeys(claim.numbers):
         if number not in graph.allowed_numbers:
-            expected = _same_value(number, graph) or _nearest(number, graph.allowed_numbers)
+            expected = _same_value(number, graph) or _nearest(
+                number, graph, "numbers", graph.allowed_numbers
+            )
             yield Finding(
                 "number.not_allowed",
                 f"number {number!r} is not an allowed number string",
@@ -190,18 +209,48 @@ def _mask(text: str, spans: Iterable[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
+@dataclass(frozen=True, slots=True)
+class _Mentions:
+    """What a text mentions, in text order: (entity id, raw) and (raw number, value)."""
+
+    entities: tuple[tuple[str, str], ...]
+    numbers: tuple[tuple[str, NumberValue], ...]
+
+
+def _mentions(text: str, graph: EvidenceGraph) -> _Mentions:
+    normalized = normalize(text)
+    found = graph.matcher.find(normalized)
+    masked = _mask(normalized, ((m.start, m.end) for m in found)) if found else normalized
+    return _Mentions(
+        tuple((m.entity_id, m.raw) for m in found),
+        tuple((m.group(0), value_of_match(m)) for m in NUMBER_RE.finditer(masked)),
+    )
+
+
+def _claim_mentions(claim: Claim, graph: EvidenceGraph) -> _Mentions:
+    """The mentions of the claim's text; cached per node when it is a cited statement verbatim."""
+    for node_id in claim.cited_evidence_ids:
+        node = graph.nodes.get(node_id)
+        if node is not None and node.statement == claim.text:
+            key = "statement_mentions:" + node_id
+            cached: _Mentions | None = graph.cache.get(key)
+            if cached is None:
+                cached = graph.cache[key] = _mentions(node.statement, graph)
+            return cached
+    return _mentions(claim.text, graph)
+
+
 def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     """Entities and numbers the text mentions are declared by the claim.
 
     Entity mentions are ids or aliases, whole words, case- and width-insensitive.
     Number mentions compare with the declared numbers by canonical value and unit.
     """
-    text = normalize(claim.text)
-    mentions = graph.matcher.find(text)
+    mentions = _claim_mentions(claim, graph)
     declared_entities = set(claim.entities)
-    for entity_id in dict.fromkeys(m.entity_id for m in mentions):
+    for entity_id in dict.fromkeys(e for e, _ in mentions.entities):
         if entity_id not in declared_entities:
-            raw = next(m.raw for m in mentions if m.entity_id == entity_id)
+            raw = next(r for e, r in mentions.entities if e == entity_id)
             yield Finding(
                 "prose.undeclared_entity",
                 f"the text mentions {raw!r} (entity {entity_id!r}) but does not declare it",
@@ -209,17 +258,16 @@ def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
                 entity_id,
             )
     declared: list[NumberValue] = [v for v in map(number_value, claim.numbers) if v is not None]
-    masked = _mask(text, ((m.start, m.end) for m in mentions)) if mentions else text
     reported: set[str] = set()
-    for found in find_numbers(masked):
-        if found.raw in reported or any(found.value.matches(v) for v in declared):
+    for raw, value in mentions.numbers:
+        if raw in reported or any(value.matches(v) for v in declared):
             continue
-        reported.add(found.raw)
+        reported.add(raw)
         yield Finding(
             "prose.undeclared_number",
-            f"the text states {found.raw!r}, which matches no declared number",
+            f"the text states {raw!r}, which matches no declared number",
             list(claim.numbers),
-            found.raw,
+            raw,
         )
 
 
@@ -252,6 +300,28 @@ def _closest(tokens: list[str], cited: list[str], graph: EvidenceGraph) -> str |
     return None if best is None else best[1]
 
 
+def _sentences(text: str, cited: list[str], graph: EvidenceGraph) -> list[str]:
+    """The sentences of a claim's text (the whole text when the segmenter finds none);
+    cached per node when the text is a cited statement verbatim."""
+    for node_id in cited:
+        if graph.nodes[node_id].statement == text:
+            key = "statement_sentences:" + node_id
+            cached: list[str] | None = graph.cache.get(key)
+            if cached is None:
+                cached = graph.cache[key] = split_sentences(text) or [text.strip()]
+            return cached
+    return split_sentences(text) or [text.strip()]
+
+
+def _verbatim(sentence: str, cited: list[str], graph: EvidenceGraph) -> bool:
+    """True when the sentence is a cited statement verbatim (with tokens): it aligns with
+    all of that statement, which holds exactly its markers, so it is supported."""
+    return any(
+        graph.nodes[node_id].statement == sentence and statement_index(graph, node_id).tokens
+        for node_id in cited
+    )
+
+
 def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     """Every sentence is supported by the statement of at least one cited node.
 
@@ -260,7 +330,9 @@ def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     marker more often than the sentence does.
     """
     cited = _cited_nodes(claim, graph)
-    for sentence in split_sentences(claim.text) or [claim.text.strip()]:
+    for sentence in _sentences(claim.text, cited, graph):
+        if _verbatim(sentence, cited, graph):
+            continue
         tokens = tokenize(sentence, graph.matcher)
         dropped = None
         for node_id in cited:

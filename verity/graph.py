@@ -13,18 +13,20 @@ from collections.abc import Mapping
 from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
 from verity.aliases import AliasMatcher
 from verity.errors import GraphError
-from verity.jsonio import dumps, read_json
+from verity.jsonio import dumps, path_text, read_json
 from verity.models import GraphModel, NodeModel, Rule, RuleSet
 from verity.normalize import normalize
 from verity.numbers import find_numbers, number_value
+
+if TYPE_CHECKING:  # imported where used: networkx costs ~20 MB and 0.1 s to import
+    import networkx as nx
 
 __all__ = ["EvidenceGraph", "load_graph", "load_rules"]
 
@@ -162,7 +164,9 @@ class EvidenceGraph:
         ``kind`` and ``aliases``. File edges keep their ``relation``; every evidence
         node has a ``mentions`` edge to each entity it names.
         """
-        g = nx.MultiDiGraph(graph_id=self.graph_id, domain=self.domain)
+        import networkx
+
+        g = networkx.MultiDiGraph(graph_id=self.graph_id, domain=self.domain)
         for entity in self.model.entities:
             g.add_node(("entity", entity.id), kind=entity.kind, aliases=list(entity.aliases))
         for node in self.model.nodes:
@@ -218,7 +222,7 @@ def load_graph(source: EvidenceGraph | Mapping[str, Any] | str | Path) -> Eviden
     if isinstance(source, EvidenceGraph):
         return source
     if isinstance(source, (str, Path)):
-        what = f"graph {source}"
+        what = f"graph {path_text(source)}"
         data = read_json(source, "graph file")
     elif isinstance(source, Mapping):
         what = "graph"
@@ -241,6 +245,6 @@ def load_rules(name_or_path: str | Path) -> RuleSet:
         what = f"rule set {name_or_path}"
     else:
         data = read_json(path, "rules file")
-        what = f"rules file {path}"
+        what = f"rules file {path_text(path)}"
     _schema_check(data, "rules", what)
     return RuleSet.model_validate(data)

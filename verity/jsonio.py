@@ -1,21 +1,39 @@
 """Reading JSON input strictly, with one-line errors.
 
 Files are UTF-8 (a leading byte-order mark is tolerated); invalid UTF-8, invalid
-JSON, ``NaN``/``Infinity`` and nesting too deep to parse are input errors.
+JSON, ``NaN``/``Infinity``, nesting too deep to parse and ``\\u`` escapes of lone
+surrogates (valid JSON, but not Unicode text: nothing could print or encode them)
+are input errors.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from verity.errors import InputError
 
-__all__ = ["MAX_INPUT_BYTES", "dumps", "loads", "read_json", "read_text"]
+__all__ = ["MAX_INPUT_BYTES", "dumps", "loads", "path_text", "read_json", "read_text"]
 
 #: Files larger than this are refused rather than read (64 MiB).
 MAX_INPUT_BYTES = 64 * 1024 * 1024
+
+
+# A \u escape of a surrogate code point; only then can parsed text hold a lone one.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _lone_surrogate(data: Any) -> bool:
+    """True when a string anywhere in ``data`` holds a lone surrogate."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    except RecursionError:  # pragma: no cover - loads accepted this depth already
+        return False
+    return False
 
 
 def _reject_constant(name: str) -> Any:
@@ -27,7 +45,7 @@ def loads(text: str, what: str) -> Any:
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -36,33 +54,46 @@ def loads(text: str, what: str) -> Any:
         raise InputError(f"{what} is not valid JSON: {exc}") from None
     except RecursionError:
         raise InputError(f"{what} is not usable: JSON nested too deeply") from None
+    if _SURROGATE_ESCAPE.search(text) is not None and _lone_surrogate(data):
+        raise InputError(
+            f"{what} is not valid Unicode: it escapes a lone surrogate (\\ud800-\\udfff)"
+        )
+    return data
+
+
+def path_text(path: str | Path) -> str:
+    """A path as a one-line message shows it: as is, or quoted with escapes when it
+    holds line breaks, control or invisible characters."""
+    text = str(path)
+    return text if text.isprintable() else repr(text)
 
 
 def read_text(path: str | Path, what: str) -> str:
     """Read a UTF-8 text file, with one-line errors for every way that can fail."""
     p = Path(path)
+    shown = path_text(p)
     try:
         size = p.stat().st_size
         if p.is_dir():
-            raise InputError(f"{what} {p} is a directory, not a file")
+            raise InputError(f"{what} {shown} is a directory, not a file")
         if size > MAX_INPUT_BYTES:
-            raise InputError(f"{what} {p} is {size} bytes; the limit is {MAX_INPUT_BYTES}")
+            raise InputError(f"{what} {shown} is {size} bytes; the limit is {MAX_INPUT_BYTES}")
         data = p.read_bytes()
     except FileNotFoundError:
-        raise InputError(f"{what} {p} does not exist") from None
+        raise InputError(f"{what} {shown} does not exist") from None
     except PermissionError:
-        raise InputError(f"{what} {p} cannot be read: permission denied") from None
+        raise InputError(f"{what} {shown} cannot be read: permission denied") from None
     except OSError as exc:
-        raise InputError(f"{what} {p} cannot be read: {exc.strerror or exc}") from None
+        raise InputError(f"{what} {shown} cannot be read: {exc.strerror or exc}") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{what} {p} is not valid UTF-8 (byte {exc.start})") from None
+        raise InputError(f"{what} {shown} is not valid UTF-8 (byte {exc.start})") from None
 
 
 def read_json(path: str | Path, what: str) -> Any:
     """Read and parse a JSON file."""
-    return loads(read_text(path, what), f"{what} {path}")
+    return loads(read_text(path, what), f"{what} {path_text(path)}")
 
 
 def dumps(data: Any) -> str:

@@ -102,18 +102,24 @@ def _canonical_decimal(body: str, negative: bool) -> str | None:
     return "0" if text in ("-0", "") else text
 
 
-def value_of_match(match: re.Match[str]) -> NumberValue:
-    """Canonical value of a :data:`NUMBER_RE` match."""
-    suffix = (match.group("suffix") or "").strip()
+@lru_cache(maxsize=65536)
+def _value_of_groups(
+    sign: str | None, cur: str | None, body: str, suffix: str | None
+) -> NumberValue:
+    suffix = (suffix or "").strip()
     suffix = _UNIT_ALIASES.get(suffix, suffix)
-    unit = (match.group("cur") or "") + suffix
-    body = match.group("body")
-    value = _canonical_decimal(body, negative=match.group("sign") is not None)
+    unit = (cur or "") + suffix
+    value = _canonical_decimal(body, negative=sign is not None)
     if value is None:
         # Keep the raw digits in the unit slot so that two malformed mentions never
         # collapse into one token.
         return NumberValue(None, unit + ":" + body)
     return NumberValue(value, unit)
+
+
+def value_of_match(match: re.Match[str]) -> NumberValue:
+    """Canonical value of a :data:`NUMBER_RE` match (memoized on its groups)."""
+    return _value_of_groups(*match.group("sign", "cur", "body", "suffix"))
 
 
 def find_numbers(normalized: str) -> list[NumberMention]:

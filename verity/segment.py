@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 
 from verity.text import char_class
 
@@ -105,6 +106,25 @@ _CANDIDATE = re.compile(
     "(?P<sclose>[" + re.escape(_CLOSERS) + "]*+(?:[ \u00a0\u202f]++[»›])?+)(?=\\s|\\Z)"
 )
 
+# Every candidate starts with one of these characters. Jumping to them first is much
+# faster than letting ``finditer`` try the four alternatives at every position.
+_FIRST = re.compile("[" + re.escape(_LINE_BREAKS + _HARD + _SOFT) + "]")
+
+
+def _candidates(text: str) -> Iterator[re.Match[str]]:
+    """The matches of ``_CANDIDATE.finditer(text)``, found by jumping to possible starts."""
+    search = _FIRST.search
+    match = _CANDIDATE.match
+    pos = 0
+    while (hit := search(text, pos)) is not None:
+        found = match(text, hit.start())
+        if found is None:
+            pos = hit.start() + 1
+        else:
+            yield found
+            pos = found.end()
+
+
 _CJK_RUN = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\uffef]+")
 _MARKS = char_class(lambda c: unicodedata.category(c) in ("Mn", "Mc"))
 # An initial (one letter, with its combining marks) or dotted initials: J, U.S, J.-P, e.g.
@@ -114,7 +134,7 @@ _INITIALS = re.compile(r"(?:[^\W\d_][" + _MARKS + r"]*\.-?)*[^\W\d_][" + _MARKS 
 def split_sentences(text: str) -> list[str]:
     """Split ``text`` into sentences, each stripped of surrounding whitespace; no empty ones."""
     cuts: list[int] = []
-    for match in _CANDIDATE.finditer(text):
+    for match in _candidates(text):
         kind = match.lastgroup
         if kind == "nl" or kind == "tight":
             cuts.append(match.end())

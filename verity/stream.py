@@ -18,7 +18,7 @@ from typing import Any
 
 from verity.errors import InputError, VerityError
 from verity.graph import EvidenceGraph, load_graph
-from verity.jsonio import loads
+from verity.jsonio import loads, path_text
 
 __all__ = ["CHUNK_LINES", "load_graph_dir", "verify_lines", "verify_stream"]
 
@@ -32,15 +32,15 @@ def load_graph_dir(directory: str | Path) -> dict[str, EvidenceGraph]:
     """Every ``*.json`` graph under ``directory`` (recursively), by graph id."""
     root = Path(directory)
     if not root.is_dir():
-        raise InputError(f"graphs directory {root} does not exist or is not a directory")
+        raise InputError(f"graphs directory {path_text(root)} does not exist or is not a directory")
     graphs: dict[str, EvidenceGraph] = {}
     for path in sorted(root.rglob("*.json")):
         graph = load_graph(path)
         if graph.graph_id in graphs:
-            raise InputError(f"two graphs in {root} have the id {graph.graph_id!r}")
+            raise InputError(f"two graphs in {path_text(root)} have the id {graph.graph_id!r}")
         graphs[graph.graph_id] = graph
     if not graphs:
-        raise InputError(f"no *.json graphs under {root}")
+        raise InputError(f"no *.json graphs under {path_text(root)}")
     return graphs
 
 

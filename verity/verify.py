@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from verity.graph import EvidenceGraph, load_graph
 from verity.normalize import normalize
 from verity.refusal import REFUSAL
 from verity.report import ClaimVerdict, Report, Summary
+from verity.trusted import trusted
 
 __all__ = ["verify"]
 
@@ -48,30 +50,55 @@ def _run_gates(claim: Claim, graph: EvidenceGraph, gates: tuple[Gate, ...]) -> l
     return errors
 
 
-def _duplicate_key(claim: Claim) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    return (
-        claim.type,
-        tuple(sorted(set(claim.cited_evidence_ids))),
-        tuple(_WORD.findall(normalize(claim.text))),
-    )
+def _words(claim: Claim) -> tuple[str, ...]:
+    return tuple(_WORD.findall(normalize(claim.text)))
+
+
+@dataclass(slots=True)
+class _Seen:
+    """An earlier claim of one (type, citations) bucket; its words are computed on demand."""
+
+    id: str
+    claim: Claim
+    words: tuple[str, ...] | None = None
+
+
+_Buckets = dict[tuple[str, frozenset[str]], list[_Seen]]
+
+
+def _repeats(claim: Claim, claim_id: str, seen: _Buckets) -> str | None:
+    """The id of the first earlier claim with the same type, citations and words, or None.
+
+    Claims are bucketed by type and cited set; words (normalized text) are only
+    computed for claims that share a bucket, which is rare outside real repeats.
+    """
+    bucket = seen.setdefault((claim.type, frozenset(claim.cited_evidence_ids)), [])
+    if not bucket:
+        bucket.append(_Seen(claim_id, claim))
+        return None
+    words = _words(claim)
+    for earlier in bucket:
+        if earlier.words is None:
+            earlier.words = _words(earlier.claim)
+        if earlier.words == words:
+            return earlier.id
+    bucket.append(_Seen(claim_id, claim, words))
+    return None
 
 
 def _verdicts(
     parsed: tuple[ParsedClaim, ...], graph: EvidenceGraph, gates: tuple[Gate, ...]
 ) -> list[tuple[ClaimVerdict, Claim | None]]:
     out: list[tuple[ClaimVerdict, Claim | None]] = []
-    first_seen: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str] = {}
+    seen: _Buckets = {}
     for item in parsed:
         claim = item.claim
         if claim is None:
             errors = list(item.errors)
         else:
             errors = _run_gates(claim, graph, gates)
-            key = _duplicate_key(claim)
-            first = first_seen.get(key)
-            if first is None:
-                first_seen[key] = item.id
-            else:
+            first = _repeats(claim, item.id, seen)
+            if first is not None:
                 errors.append(
                     GateError(
                         gate="duplicate",
@@ -82,13 +109,16 @@ def _verdicts(
                         actual=first,
                     )
                 )
-        verdict = ClaimVerdict.model_construct(
-            index=item.index,
-            id=item.id,
-            type=item.type,
-            text=item.text,
-            passed=not errors,
-            errors=errors,
+        verdict = trusted(
+            ClaimVerdict,
+            {
+                "index": item.index,
+                "id": item.id,
+                "type": item.type,
+                "text": item.text,
+                "passed": not errors,
+                "errors": errors,
+            },
         )
         out.append((verdict, claim))
     return out

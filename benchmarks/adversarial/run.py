@@ -16,7 +16,16 @@ and how many controls it falsely rejects (lower is better). Checkers:
 * ``v1``: token-set containment (:func:`verity.align.is_supported_v1`);
 * ``v2``: the pinned predicate (:func:`verity.align.is_supported_v2`);
 * ``v2-no-guard``: ordered gap-bounded containment without the polarity guard;
-* ``contiguous``: the claim's tokens must occur as one contiguous run (no gaps).
+* ``contiguous``: the claim's tokens must occur as one contiguous run (no gaps);
+* ``embedding``: cosine similarity of all-MiniLM-L6-v2 embeddings >= 0.7
+  (:mod:`verity.embedding_checker`, the kind of check popular validators use). It
+  needs the optional extra ``embed``; without it the column is skipped with a note.
+
+Each checker is also timed over all attacks and controls (answers per second, one
+call per answer and its passage, after one untimed warm-up pass; a checker's one-time
+setup, such as loading the embedding model, is timed apart). The embedding checker
+remembers passage embeddings and embeds every answer anew; torch uses its default
+threads (both cores here), the other checkers one.
 
 The two ablations are private helpers of this script; the public constants of
 :mod:`verity.align` stay pinned. To add a checker, append one entry to
@@ -38,6 +47,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from verity import embedding_checker  # noqa: E402
 from verity.align import align, is_supported_v1, is_supported_v2  # noqa: E402
 from verity.text import tokenize  # noqa: E402
 
@@ -46,13 +56,29 @@ DATA = Path(__file__).resolve().parent / "attacks.json"
 Predicate = Callable[[str, str], bool]
 
 
+def _ready() -> str | None:
+    return None
+
+
+def _no_setup() -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class Checker:
-    """A named support predicate: ``accepts(answer, passage) -> bool``."""
+    """A named support predicate: ``accepts(answer, passage) -> bool``.
+
+    ``unavailable`` says why the checker cannot run here (None when it can);
+    ``setup`` does its one-time work (timed apart); ``extra`` names the optional
+    extra it needs, if any.
+    """
 
     name: str
     accepts: Predicate
     description: str
+    unavailable: Callable[[], str | None] = _ready
+    setup: Callable[[], None] = _no_setup
+    extra: str | None = None
 
 
 def _v2_without_guard(claim: str, passage: str) -> bool:
@@ -68,11 +94,32 @@ def _contiguous(claim: str, passage: str) -> bool:
     return any(hay[i : i + width] == needle for i in range(len(hay) - width + 1))
 
 
+_EMBEDDER: list[embedding_checker.EmbeddingChecker] = []
+
+
+def _embedding_setup() -> None:
+    if not _EMBEDDER:
+        _EMBEDDER.append(embedding_checker.EmbeddingChecker())
+
+
+def _embedding(claim: str, passage: str) -> bool:
+    _embedding_setup()
+    return _EMBEDDER[0].accepts(claim, passage)
+
+
 CHECKERS: list[Checker] = [
     Checker("v1", is_supported_v1, "token-set containment"),
     Checker("v2", is_supported_v2, "ordered, gap-bounded (4, 8) + polarity guard"),
     Checker("v2-no-guard", _v2_without_guard, "ordered, gap-bounded (4, 8), no guard"),
     Checker("contiguous", _contiguous, "contiguous token run, no gaps"),
+    Checker(
+        "embedding",
+        _embedding,
+        f"all-MiniLM-L6-v2 cosine >= {embedding_checker.THRESHOLD}",
+        unavailable=embedding_checker.unavailable,
+        setup=_embedding_setup,
+        extra=embedding_checker.EXTRA,
+    ),
 ]
 
 
@@ -81,11 +128,35 @@ def load(path: Path = DATA) -> dict[str, Any]:
     return data
 
 
-def evaluate(data: dict[str, Any], checkers: Sequence[Checker] = CHECKERS) -> dict[str, Any]:
-    """Per checker: attacks accepted and controls rejected, overall and per kind/shape."""
+def _warm(checker: Checker, data: dict[str, Any], passages: dict[str, str]) -> None:
+    """One untimed pass, so that every checker is timed warm (caches filled, passages
+    indexed), not only the ones that happen to run after another."""
+    for item in data["attacks"] + data["controls"]:
+        checker.accepts(item["answer"], passages[item["passage_id"]])
+
+
+def skipped(checkers: Sequence[Checker]) -> dict[str, str]:
+    """The checkers that cannot run here, with the reason."""
+    return {c.name: reason for c in checkers if (reason := c.unavailable()) is not None}
+
+
+def evaluate(data: dict[str, Any], checkers: Sequence[Checker] | None = None) -> dict[str, Any]:
+    """Per checker: attacks accepted and controls rejected, overall and per kind/shape.
+
+    ``checkers`` defaults to the checkers that need no optional extra; checkers that
+    cannot run here are left out (see :func:`skipped`).
+    """
+    chosen = [c for c in CHECKERS if c.extra is None] if checkers is None else checkers
     passages = {p["id"]: p["text"] for p in data["passages"]}
     out: dict[str, Any] = {}
-    for checker in checkers:
+    for checker in chosen:
+        if checker.unavailable() is not None:
+            continue
+        started = time.perf_counter()
+        checker.setup()
+        setup_s = time.perf_counter() - started
+        _warm(checker, data, passages)
+        started = time.perf_counter()
         accepted = [
             a for a in data["attacks"] if checker.accepts(a["answer"], passages[a["passage_id"]])
         ]
@@ -94,7 +165,12 @@ def evaluate(data: dict[str, Any], checkers: Sequence[Checker] = CHECKERS) -> di
             for c in data["controls"]
             if not checker.accepts(c["answer"], passages[c["passage_id"]])
         ]
+        seconds = time.perf_counter() - started
+        answers = len(data["attacks"]) + len(data["controls"])
         out[checker.name] = {
+            "setup_s": setup_s,
+            "seconds": seconds,
+            "answers_per_s": answers / seconds if seconds else float("inf"),
             "description": checker.description,
             "attacks": len(data["attacks"]),
             "attacks_accepted": len(accepted),
@@ -119,7 +195,12 @@ def _tally(items: list[dict[str, Any]], hits: list[dict[str, Any]], key: str) ->
     return {group: f"{n}/{total}" for group, (n, total) in groups.items()}
 
 
-def render(data: dict[str, Any], results: dict[str, Any], verbose: bool) -> str:
+def render(
+    data: dict[str, Any],
+    results: dict[str, Any],
+    verbose: bool,
+    notes: dict[str, str] | None = None,
+) -> str:
     domains = sorted({p["domain"] for p in data["passages"]})
     kinds = list(next(iter(results.values()))["accepted_by_kind"])
     shapes = list(next(iter(results.values()))["rejected_by_shape"])
@@ -137,6 +218,12 @@ def render(data: dict[str, Any], results: dict[str, Any], verbose: bool) -> str:
     for name, r in results.items():
         all_cell = f"{r['controls_rejected']}/{r['controls']} ({r['false_rejection_rate']:.1%})"
         lines.append(_row(name, [all_cell, *r["rejected_by_shape"].values()]))
+    lines += ["", "throughput (answers per second, warm, one call each; setup timed apart)"]
+    lines.append(_row("checker", ["answers/s", "setup s"]))
+    for name, r in results.items():
+        lines.append(_row(name, [f"{r['answers_per_s']:,.0f}", f"{r['setup_s']:.2f}"]))
+    for name, reason in (notes or {}).items():
+        lines.append(f"{name}: skipped: {reason}")
     if verbose:
         lines.append("")
         for name, r in results.items():
@@ -203,11 +290,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.timing:
         print(render_timing(timing(data)))
         return 0
-    results = evaluate(data)
+    results = evaluate(data, CHECKERS)
+    notes = skipped(CHECKERS)
     if args.json:
-        print(json.dumps(results, indent=2))
+        print(json.dumps({**results, **({"skipped": notes} if notes else {})}, indent=2))
     else:
-        print(render(data, results, args.verbose))
+        print(render(data, results, args.verbose, notes))
     return 0
 
 

@@ -1,0 +1,250 @@
+"""Throughput of verify() and check_answer(), side by side with json.loads, on one core.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/perf/run.py [--narrations 4000] [--claims 8] [--rounds 5]
+        [--json benchmarks/perf/results/throughput.json] [--profile paper|strict|answer]
+        [--gates]
+
+The workload (:mod:`workload`) is N seeded narrations over the card-rewards graphs,
+about half of the claims valid and half carrying one error each. Every round times,
+one after the other on the same CPU (the process pins itself to CPU 0):
+
+* ``json.loads``: parsing the narration lines, the floor any verifier pays;
+* ``paper`` and ``strict``: ``verify(graph, json.loads(line), profile)``, from raw
+  JSON text to a :class:`verity.Report`;
+* ``check_answer``: each narration's claim texts joined into one answer, checked
+  against the statements of the nodes it cites (one line per claim, so one sentence
+  per claim; ``units`` counts sentences).
+
+Times are CPU time of this process (``time.process_time``), so that other load on
+the machine inflates them less than wall time; the best of ``--rounds`` is kept.
+The graphs and the workload are built before timing and moved out of the garbage
+collector's way with ``gc.freeze()``, as a long-running service would do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import json
+import os
+import pstats
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+sys.path.insert(0, str(HERE))
+
+import workload  # noqa: E402
+
+from verity import check_answer, verify  # noqa: E402
+from verity.graph import EvidenceGraph  # noqa: E402
+
+TARGETS = {"paper": 200_000, "strict": 50_000}
+
+
+def pin_to_one_core() -> str:
+    """Pin this process to CPU 0 when the platform allows it."""
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {0})
+        return "cpu 0"
+    return "not pinned"
+
+
+def _answers(
+    narrations: list[dict[str, Any]], graphs: dict[str, EvidenceGraph]
+) -> list[tuple[str, list[dict[str, str]]]]:
+    out = []
+    for n in narrations:
+        graph = graphs[n["graph_id"]]
+        cited = dict.fromkeys(i for c in n["claims"] for i in c["cited_evidence_ids"])
+        passages = [{"id": i, "text": graph.nodes[i].statement} for i in cited if i in graph.nodes]
+        out.append(("\n".join(c["text"] for c in n["claims"]), passages))
+    return out
+
+
+def _cpu(fn: Callable[[], object]) -> tuple[float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.process_time() - cpu, time.perf_counter() - wall
+
+
+def build(args: argparse.Namespace) -> dict[str, Any]:
+    pools = workload.load_pools(workload.graph_paths(args.graphs))
+    graphs = {p.graph.graph_id: p.graph for p in pools}
+    pairs = list(workload.narrations(pools, args.narrations, args.claims, args.seed))
+    lines = [json.dumps(n, ensure_ascii=False, separators=(",", ":")) for n, _ in pairs]
+    answers = _answers([n for n, _ in pairs], graphs)
+    return {"graphs": graphs, "pairs": pairs, "lines": lines, "answers": answers}
+
+
+def tasks(work: dict[str, Any]) -> dict[str, Callable[[], object]]:
+    graphs, lines, answers = work["graphs"], work["lines"], work["answers"]
+    loads = json.loads
+
+    def floor() -> None:
+        for line in lines:
+            loads(line)
+
+    def run(profile: str) -> Callable[[], None]:
+        def go() -> None:
+            for line in lines:
+                data = loads(line)
+                verify(graphs[data["graph_id"]], data, profile)
+
+        return go
+
+    def answer() -> None:
+        for text, passages in answers:
+            check_answer(text, passages)
+
+    return {"json.loads": floor, "paper": run("paper"), "strict": run("strict"), "answer": answer}
+
+
+def verdict_mix(work: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Per claim kind: how many pass under each profile (a sanity check of the workload)."""
+    mix: dict[str, dict[str, str]] = {}
+    for profile in ("paper", "strict"):
+        passed: Counter[str] = Counter()
+        total: Counter[str] = Counter()
+        for narration, kinds in work["pairs"]:
+            report = verify(work["graphs"][narration["graph_id"]], narration, profile)
+            for kind, verdict in zip(kinds, report.claims, strict=True):
+                total[kind] += 1
+                passed[kind] += verdict.passed
+        for kind in workload.KINDS:
+            mix.setdefault(kind, {})[profile] = f"{passed[kind]}/{total[kind]}"
+    return mix
+
+
+def measure(work: dict[str, Any], rounds: int) -> dict[str, dict[str, float]]:
+    jobs = tasks(work)
+    for fn in jobs.values():
+        fn()  # warm caches (normalize, compiled patterns, per-graph indexes)
+    best: dict[str, tuple[float, float]] = {}
+    for _ in range(rounds):
+        for name, fn in jobs.items():
+            cpu, wall = _cpu(fn)
+            old = best.get(name)
+            best[name] = (cpu, wall) if old is None else (min(old[0], cpu), min(old[1], wall))
+    claims = sum(len(n["claims"]) for n, _ in work["pairs"])
+    sentences = sum(len(check_answer(t, p).claims) for t, p in work["answers"])
+    floor_cpu = best["json.loads"][0]
+    out: dict[str, dict[str, float]] = {}
+    for name, (cpu, wall) in best.items():
+        units = sentences if name == "answer" else claims
+        out[name] = {
+            "units": units,
+            "cpu_s": cpu,
+            "wall_s": wall,
+            "per_s": units / cpu,
+            "us_per_unit": cpu / units * 1e6,
+            "ratio_to_json": cpu / floor_cpu,
+        }
+    return out
+
+
+def render(results: dict[str, dict[str, float]], mix: dict[str, dict[str, str]]) -> str:
+    lines = [
+        f"{'measure':<12}{'units':>9}{'cpu s':>9}{'units/s':>11}{'us/unit':>9}"
+        f"{'x json':>8}{'target/s':>10}  status",
+    ]
+    for name, r in results.items():
+        target = TARGETS.get(name)
+        status = "" if target is None else ("met" if r["per_s"] >= target else "MISSED")
+        shown = "" if target is None else f"{target:,}"
+        lines.append(
+            f"{name:<12}{int(r['units']):>9}{r['cpu_s']:>9.3f}{r['per_s']:>11,.0f}"
+            f"{r['us_per_unit']:>9.2f}{r['ratio_to_json']:>8.1f}{shown:>10}  {status}"
+        )
+    lines += ["", "units: claims (answer: sentences); x json: cpu time / json.loads cpu time", ""]
+    lines.append(f"{'claim kind':<20}{'paper passed':>14}{'strict passed':>15}")
+    for kind, row in mix.items():
+        lines.append(f"{kind:<20}{row['paper']:>14}{row['strict']:>15}")
+    return "\n".join(lines)
+
+
+def gate_times(work: dict[str, Any], rounds: int) -> dict[str, float]:
+    """CPU microseconds per claim of each strict gate alone (and the segmenter)."""
+    from verity.claims import parse_narration
+    from verity.gates import gates_for
+    from verity.segment import split_sentences
+
+    graphs = work["graphs"]
+    pairs = [
+        (item.claim, graphs[n["graph_id"]])
+        for n, _ in work["pairs"]
+        for item in parse_narration(n).claims
+        if item.claim is not None
+    ]
+
+    def timed(fn: Callable[[], object]) -> float:
+        fn()
+        return min(_cpu(fn)[0] for _ in range(rounds)) / len(pairs) * 1e6
+
+    def run_gate(check: Any) -> Callable[[], object]:
+        return lambda: [list(check(c, g)) for c, g in pairs]
+
+    out = {gate.check.__name__: timed(run_gate(gate.check)) for gate in gates_for("strict")}
+    out["split_sentences"] = timed(lambda: [split_sentences(c.text) for c, _ in pairs])
+    return out
+
+
+def profile(work: dict[str, Any], which: str, top: int = 30) -> None:
+    fn = tasks(work)["answer" if which == "answer" else which]
+    fn()
+    prof = cProfile.Profile()
+    prof.runcall(fn)
+    pstats.Stats(prof).sort_stats("tottime").print_stats(top)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--narrations", type=int, default=4000)
+    parser.add_argument("--claims", type=int, default=8, help="claims per narration")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--graphs", type=Path, default=None, help="graph directory")
+    parser.add_argument("--json", type=Path, default=None, help="also write results here")
+    parser.add_argument("--profile", choices=["paper", "strict", "answer"], default=None)
+    parser.add_argument("--no-freeze", action="store_true", help="leave the gc alone")
+    parser.add_argument("--gates", action="store_true", help="time each gate alone instead")
+    args = parser.parse_args(argv)
+    pinned = pin_to_one_core()
+    work = build(args)
+    gc.collect()
+    if not args.no_freeze:
+        gc.freeze()
+    if args.profile:
+        profile(work, args.profile)
+        return 0
+    if args.gates:
+        for name, us in gate_times(work, args.rounds).items():
+            print(f"{name:<24}{us:>8.2f} us/claim")
+        return 0
+    results = measure(work, args.rounds)
+    mix = verdict_mix(work)
+    header = (
+        f"{args.narrations} narrations x {args.claims} claims over {len(work['graphs'])} graphs, "
+        f"seed {args.seed}, best of {args.rounds} rounds, {pinned}, "
+        f"gc {'default' if args.no_freeze else 'frozen after setup'}, "
+        f"python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.2f}"
+    )
+    print(header)
+    print(render(results, mix))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        body = {"setup": header, "results": results, "verdict_mix": mix}
+        args.json.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

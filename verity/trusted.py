@@ -1,0 +1,51 @@
+"""Building pydantic models from values already checked, on the hot path of verify().
+
+:func:`trusted` does what ``Model.model_construct(**values)`` does when ``values``
+names every field of a plain model (no aliases, no extra fields, no private
+attributes, no post-init hook): it sets the instance dict directly. It is about
+twice as fast as ``model_construct``, which walks every field to look for aliases
+and defaults. For any other model it falls back to ``model_construct``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+__all__ = ["trusted"]
+
+M = TypeVar("M", bound=BaseModel)
+
+_set = object.__setattr__
+
+
+@cache
+def _plain_fields(cls: type[BaseModel]) -> int:
+    """The number of fields when setting the instance dict is all that ``model_construct``
+    would do, else -1."""
+    fields = cls.model_fields.values()
+    plain = (
+        not cls.__pydantic_root_model__
+        and cls.__pydantic_post_init__ is None
+        and not cls.__private_attributes__
+        and cls.model_config.get("extra") != "allow"
+        and all(f.alias is None and f.validation_alias is None for f in fields)
+    )
+    return len(fields) if plain else -1
+
+
+def trusted(cls: type[M], values: dict[str, Any]) -> M:
+    """``cls.model_construct(**values)`` for ``values`` that give every field of ``cls``.
+
+    ``values`` is taken over (not copied): the caller must not reuse it.
+    """
+    if len(values) != _plain_fields(cls):
+        return cls.model_construct(**values)
+    model = cls.__new__(cls)
+    _set(model, "__dict__", values)
+    _set(model, "__pydantic_fields_set__", set(values))
+    _set(model, "__pydantic_extra__", None)
+    _set(model, "__pydantic_private__", None)
+    return model
