@@ -103,9 +103,9 @@ def _narrator(base_url: str, style: str) -> OpenAIChatNarrator:
         base_url=base_url,
         api_key_env="VERITY_TEST_NO_KEY",
         response_format=style,
-        max_tokens=384,
-        timeout_s=120,
-        max_retries=1,
+        max_tokens=192,  # a truncated answer is an accepted outcome below; keep CI short
+        timeout_s=400,  # generous: grammar-constrained decoding on two shared cores
+        max_retries=0,
         seed=0,
     )
 
