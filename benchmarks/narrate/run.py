@@ -32,13 +32,31 @@ from pathlib import Path
 from typing import Any
 
 from verity.graph import EvidenceGraph, load_graph
-from verity.narrators import Attempt, RecordingNarrator, narrator_from_spec
+from verity.narrators import Attempt, RecordingNarrator, ReplayNarrator, narrator_from_spec
 from verity.narrators.base import Narrator
 from verity.prompts import VARIANTS, Prompt
 from verity.repair import NarrationResult, narrate_and_verify
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
+
+
+class Resume:
+    """Serves attempts recorded by an earlier, interrupted run; narrates the rest live."""
+
+    def __init__(self, recorded: ReplayNarrator, live: Narrator) -> None:
+        self.recorded = recorded
+        self.live = live
+
+    @property
+    def name(self) -> str:
+        return self.live.name
+
+    def narrate(self, prompt: Prompt) -> Attempt:
+        attempt = self.recorded.narrate(prompt)
+        if attempt.api_error is not None and attempt.api_error.code == "replay.missing":
+            return self.live.narrate(prompt)
+        return attempt
 
 
 class SharedFirstPass:
@@ -151,9 +169,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repairs", type=int, default=1)
     parser.add_argument("--record", default=None)
     parser.add_argument("--out", default=str(HERE / "results.json"))
+    parser.add_argument("--threads", type=int, default=None, help="n_threads of the local model")
+    parser.add_argument(
+        "--resume", default=None, help="JSONL of an interrupted run: its attempts are reused"
+    )
     args = parser.parse_args(argv)
 
-    inner: Narrator = narrator_from_spec(args.narrator)
+    options = {"n_threads": args.threads} if args.narrator == "local" else {}
+    inner: Narrator = narrator_from_spec(args.narrator, **options)
+    if args.resume:  # read before the recording below may truncate the same file
+        inner = Resume(ReplayNarrator(args.resume), inner)
     live = not args.narrator.startswith("replay:")
     record = args.record or (str(HERE / "attempts.jsonl") if live else None)
     if record and live:
