@@ -132,6 +132,11 @@ def _survival(rows: list[dict[str, Any]], key: str) -> str:
     return f"{_ratio(passed, claims)} ({passed}/{claims})"
 
 
+def _wall(wall_s: float, model_s: float, n: int) -> str:
+    """Wall time per graph; n/a when attempts were replayed (wall below recorded model time)."""
+    return f"{wall_s / n:.1f}" if wall_s >= model_s else "n/a (replayed)"
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     """Markdown table, one line per variant, summed over graphs."""
     head = (
@@ -155,8 +160,8 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{_survival(rs, 'paper_before')} -> {_survival(rs, 'paper_after')} | "
             f"{sum(r['strict_before']['shipped'] for r in rs) / n:.2f} -> "
             f"{sum(r['strict_after']['shipped'] for r in rs) / n:.2f} | "
-            f"{model_s / max(1, narrations):.1f} | {wall_s / n:.1f} | "
-            f"{_ratio(wall_s - model_s, wall_s)} |"
+            f"{model_s / max(1, narrations):.1f} | {_wall(wall_s, model_s, n)} | "
+            f"{_ratio(wall_s - model_s, wall_s) if wall_s >= model_s else 'n/a'} |"
         )
     return "\n".join(lines)
 

@@ -10,9 +10,10 @@ apart so that a transport failure is never fed back to a model as validation fee
 Reading output (:func:`parse_output`) needs only ``{"claims": [...]}``; each claim is
 passed on as it is, for verify's schema gate to judge. Tolerated: surrounding
 whitespace, one Markdown code fence around the JSON, a top-level list (read as the
-claims), extra top-level keys (ignored). Every claim object gets the id ``c1``,
-``c2``... by position; an ``id`` the model wrote is replaced, since ids belong to the
-narrator.
+claims), extra top-level keys (ignored), raw control characters such as newlines inside
+strings (llama.cpp's JSON grammar lets a model write them). Every claim object gets the id
+``c1``, ``c2``... by position; an ``id`` the model wrote is replaced, since ids belong to
+the narrator.
 """
 
 from __future__ import annotations
@@ -235,7 +236,7 @@ def parse_output(
     if fenced:
         text = fenced.group("body").strip()
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
+        data = json.loads(text, parse_constant=_reject_constant, strict=False)
     except (ValueError, RecursionError) as exc:
         if _looks_like_refusal(text):
             return None, AttemptError("output.refusal", f"the model refused: {text[:120]!r}")
