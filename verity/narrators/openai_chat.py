@@ -193,8 +193,10 @@ class _Settings:
         )
 
 
-class OpenAIChatNarrator:
-    """Synchronous narrator for an OpenAI-compatible endpoint."""
+class _ChatNarrator:
+    """Construction and error handling shared by the sync and async narrators."""
+
+    _client_class: Any = None  # set by each subclass: openai.OpenAI or openai.AsyncOpenAI
 
     def __init__(
         self,
@@ -211,6 +213,7 @@ class OpenAIChatNarrator:
         client: Any = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
+        self._sleep = sleep  # the synchronous narrator's pause between retries
         self._s = _Settings(
             model,
             base_url=base_url,
@@ -226,75 +229,7 @@ class OpenAIChatNarrator:
         self._client = (
             client
             if client is not None
-            else openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout_s, max_retries=0)
-        )
-        self._sleep = sleep
-
-    @property
-    def name(self) -> str:
-        return self._s.name
-
-    def __repr__(self) -> str:
-        return f"OpenAIChatNarrator(model={self._s.model!r}, base_url={self._s.base_url!r})"
-
-    def narrate(self, prompt: Prompt) -> Attempt:
-        body = self._s.request(prompt)
-        started = time.perf_counter()
-        retries = 0
-        while True:
-            try:
-                completion = self._client.chat.completions.create(**body)
-            except Exception as exc:  # the client's errors become data, never a crash
-                code, retryable = _classify(exc)
-                if retryable and retries < self._s.max_retries:
-                    self._sleep(self._s.delay(retries))
-                    retries += 1
-                    continue
-                return api_error_attempt(
-                    prompt,
-                    narrator=self.name,
-                    model=self._s.model,
-                    code=code,
-                    message=_message(exc, code, self._secret),
-                    latency_s=time.perf_counter() - started,
-                    retries=retries,
-                )
-            return self._s.attempt(prompt, completion, time.perf_counter() - started, retries)
-
-
-class AsyncOpenAIChatNarrator:
-    """Asynchronous variant for benchmarks: ``await anarrate(prompt)``; see :func:`narrate_many`."""
-
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key_env: str = "OPENAI_API_KEY",
-        response_format: str = "json_schema",
-        max_tokens: int = 1024,
-        max_retries: int = 3,
-        backoff_s: float = 0.5,
-        timeout_s: float = 60.0,
-        seed: int | None = None,
-        client: Any = None,
-    ) -> None:
-        self._s = _Settings(
-            model,
-            base_url=base_url,
-            response_format=response_format,
-            max_tokens=max_tokens,
-            max_retries=max_retries,
-            backoff_s=backoff_s,
-            timeout_s=timeout_s,
-            seed=seed,
-        )
-        key = resolve_api_key(api_key_env, base_url) if client is None else ""
-        self._secret = key
-        self._client = (
-            client
-            if client is not None
-            else openai.AsyncOpenAI(
+            else self._client_class(
                 api_key=key, base_url=base_url, timeout=timeout_s, max_retries=0
             )
         )
@@ -304,7 +239,54 @@ class AsyncOpenAIChatNarrator:
         return self._s.name
 
     def __repr__(self) -> str:
-        return f"AsyncOpenAIChatNarrator(model={self._s.model!r}, base_url={self._s.base_url!r})"
+        return f"{type(self).__name__}(model={self._s.model!r}, base_url={self._s.base_url!r})"
+
+    def _retry_after(self, exc: Exception, retries: int) -> float | None:
+        """Seconds to wait before retrying ``exc``, or None when it is final."""
+        _, retryable = _classify(exc)
+        if retryable and retries < self._s.max_retries:
+            return self._s.delay(retries)
+        return None
+
+    def _failed(self, prompt: Prompt, exc: Exception, started: float, retries: int) -> Attempt:
+        code, _ = _classify(exc)
+        return api_error_attempt(
+            prompt,
+            narrator=self.name,
+            model=self._s.model,
+            code=code,
+            message=_message(exc, code, self._secret),
+            latency_s=time.perf_counter() - started,
+            retries=retries,
+        )
+
+
+class OpenAIChatNarrator(_ChatNarrator):
+    """Synchronous narrator for an OpenAI-compatible endpoint."""
+
+    _client_class = openai.OpenAI
+
+    def narrate(self, prompt: Prompt) -> Attempt:
+        body = self._s.request(prompt)
+        started = time.perf_counter()
+        retries = 0
+        while True:
+            try:
+                completion = self._client.chat.completions.create(**body)
+            except Exception as exc:  # the client's errors become data, never a crash
+                wait = self._retry_after(exc, retries)
+                if wait is None:
+                    return self._failed(prompt, exc, started, retries)
+                self._sleep(wait)
+                retries += 1
+                continue
+            return self._s.attempt(prompt, completion, time.perf_counter() - started, retries)
+
+
+class AsyncOpenAIChatNarrator(_ChatNarrator):
+    """Asynchronous variant for benchmarks: ``await anarrate(prompt)``; see :func:`narrate_many`."""
+
+    _client_class = openai.AsyncOpenAI
 
     async def anarrate(self, prompt: Prompt) -> Attempt:
         body = self._s.request(prompt)
@@ -314,20 +296,12 @@ class AsyncOpenAIChatNarrator:
             try:
                 completion = await self._client.chat.completions.create(**body)
             except Exception as exc:  # the client's errors become data, never a crash
-                code, retryable = _classify(exc)
-                if retryable and retries < self._s.max_retries:
-                    await asyncio.sleep(self._s.delay(retries))
-                    retries += 1
-                    continue
-                return api_error_attempt(
-                    prompt,
-                    narrator=self.name,
-                    model=self._s.model,
-                    code=code,
-                    message=_message(exc, code, self._secret),
-                    latency_s=time.perf_counter() - started,
-                    retries=retries,
-                )
+                wait = self._retry_after(exc, retries)
+                if wait is None:
+                    return self._failed(prompt, exc, started, retries)
+                await asyncio.sleep(wait)
+                retries += 1
+                continue
             return self._s.attempt(prompt, completion, time.perf_counter() - started, retries)
 
 
