@@ -194,26 +194,24 @@ def _main_table(summary: Mapping[str, Any], profile: str) -> list[str]:
     return _table(head, rows)
 
 
-def _repair_table(summary: Mapping[str, Any], profile: str) -> list[str]:
-    head = ["Narrator", "Variant", "Passes", "Pairs", "Δ survival [95% CI]", "Sig.",
-            "Δ shipped/inst. [95% CI]", "Sig."]
-    rows = [
-        [_label(summary, c["narrator"]), c["within"], f"{c['before']} → {c['after']}",
-         str(c["pairs"]), _delta(c["survival"], points=True), _sig(c["survival"]),
-         _delta(c["shipped"], points=False), _sig(c["shipped"])]
-        for c in summary["comparisons"] if c["kind"] == "repair" and c["profile"] == profile
-    ]
-    return _table(head, rows)
+_COMPARISON_HEADS = {
+    # kind: (label of the "within" column, label of the compared pair, how the pair reads)
+    "repair": ("Variant", "Passes", "{before} → {after}"),
+    "variant": ("Pass", "Variants", "{after} − {before}"),
+}
 
 
-def _variant_table(summary: Mapping[str, Any], profile: str) -> list[str]:
-    head = ["Narrator", "Pass", "Variants", "Pairs", "Δ survival [95% CI]", "Sig.",
+def _comparison_table(summary: Mapping[str, Any], profile: str, kind: str) -> list[str]:
+    """Paired deltas of one kind ("repair" or "variant") under one profile."""
+    within, pair, shape = _COMPARISON_HEADS[kind]
+    head = ["Narrator", within, pair, "Pairs", "Δ survival [95% CI]", "Sig.",
             "Δ shipped/inst. [95% CI]", "Sig."]
     rows = [
-        [_label(summary, c["narrator"]), c["within"], f"{c['after']} − {c['before']}",
+        [_label(summary, c["narrator"]), c["within"],
+         shape.format(before=c["before"], after=c["after"]),
          str(c["pairs"]), _delta(c["survival"], points=True), _sig(c["survival"]),
          _delta(c["shipped"], points=False), _sig(c["shipped"])]
-        for c in summary["comparisons"] if c["kind"] == "variant" and c["profile"] == profile
+        for c in summary["comparisons"] if c["kind"] == kind and c["profile"] == profile
     ]
     return _table(head, rows)
 
@@ -282,9 +280,9 @@ def render_markdown(summary: Mapping[str, Any], figures: Sequence[str] = ()) -> 
                 "### Survival, shipped claims and failing claims per gate (cf. Table 2)", ""]
         out += _main_table(summary, profile)
         out += ["", "### Paired change after repair (cf. Table 3)", ""]
-        out += _repair_table(summary, profile)
+        out += _comparison_table(summary, profile, "repair")
         out += ["", "### Paired change between prompt variants", ""]
-        out += _variant_table(summary, profile)
+        out += _comparison_table(summary, profile, "variant")
         out += ["", f"### Gate-4 messages per claim type at r{summary['repairs']} "
                 "(cf. Table 7)", "",
                 "Messages, not claims: a claim that misses two required node types carries "
