@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from verity.claims import NARRATION_FORMAT
+from verity.display import one_line
 from verity.errors import InputError
 from verity.jsonio import dumps
 from verity.narrators.base import Narrator
@@ -103,8 +104,7 @@ def run_demo(
 
 
 def _short(text: str, limit: int = 110) -> str:
-    one = " ".join(str(text).split())
-    return one if len(one) <= limit else one[: limit - 3] + "..."
+    return one_line(text, limit)
 
 
 def render_demo(demo: DemoResult) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from verity.align import PassageIndex, check_support
 from verity.claims import Claim
+from verity.display import one_line
 from verity.errors import InputError
 from verity.graph import EvidenceGraph
 from verity.normalize import normalize
@@ -285,8 +286,7 @@ def statement_index(graph: EvidenceGraph, node_id: str) -> PassageIndex:
 
 
 def _short(text: str, limit: int = 160) -> str:
-    one = " ".join(text.split())
-    return one if len(one) <= limit else one[: limit - 3] + "..."
+    return one_line(text, limit)
 
 
 def _closest(tokens: list[str], cited: list[str], graph: EvidenceGraph) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from verity.display import one_line
 from verity.report import Report
 
 __all__ = ["exit_code", "print_json", "render_report"]
@@ -22,8 +23,7 @@ def print_json(data: Any) -> None:
 
 
 def _short(text: str, limit: int = 100) -> str:
-    one = " ".join(text.split())
-    return one if len(one) <= limit else one[: limit - 3] + "..."
+    return one_line(text, limit)
 
 
 def render_report(report: Report) -> str:

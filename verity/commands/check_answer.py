@@ -6,11 +6,9 @@ import argparse
 
 from verity.answer import AnswerResult, check_answer, coerce_passages
 from verity.commands._output import exit_code, print_json
+from verity.display import one_line
 from verity.errors import InputError
 from verity.jsonio import read_json, read_text
-
-NAME = "check-answer"
-HELP = "check each sentence of an answer against passages (v2 predicate)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,8 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _short(text: str, limit: int = 100) -> str:
-    one = " ".join(text.split())
-    return one if len(one) <= limit else one[: limit - 3] + "..."
+    return one_line(text, limit)
 
 
 def render(result: AnswerResult) -> str:
