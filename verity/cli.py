@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from verity.commands import load_commands
+from verity.commands import COMMANDS
 from verity.errors import VerityError
 
 __all__ = ["EXIT_ALL_VERIFIED", "EXIT_INPUT", "EXIT_REFUSED", "EXIT_TRIMMED", "main"]
@@ -28,19 +28,28 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_INPUT, f"verity: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only ``command``'s module is imported (every one when it is None)."""
     parser = _Parser(prog="verity", description="Verify LLM narrations against evidence graphs.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for module in load_commands():
-        cmd = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
-        module.add_arguments(cmd)
-        cmd.set_defaults(_run=module.run)
+    for entry in COMMANDS:
+        cmd = sub.add_parser(entry.name, help=entry.help, description=entry.help)
+        if command is None or command == entry.name:
+            module = entry.load()
+            module.add_arguments(cmd)
+            cmd.set_defaults(_run=module.run)
     return parser
 
 
+def _chosen(argv: Sequence[str]) -> str:
+    """The subcommand named by ``argv`` (its first word), or "" for none."""
+    return argv[0] if argv and not argv[0].startswith("-") else ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_chosen(words))
+    args = parser.parse_args(words)
     run = getattr(args, "_run", None)
     if run is None:
         parser.print_help(sys.stderr)

@@ -7,9 +7,6 @@ import argparse
 from verity.bench.agreement import AgreementResult, agreement, read_labels
 from verity.commands._output import print_json
 
-NAME = "agreement"
-HELP = "rater agreement from a CSV of item,rater,label: raw, Cohen's and Fleiss' kappa"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("labels", metavar="LABELS.csv", help="CSV with columns item,rater,label")

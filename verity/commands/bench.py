@@ -15,9 +15,6 @@ from verity.prompts import VARIANTS
 if TYPE_CHECKING:
     from verity.bench.report import ReportFiles
 
-NAME = "bench"
-HELP = "run the paired benchmark (narrators x variants x profiles, one repair) and report"
-
 
 def _csv(text: str) -> tuple[str, ...]:
     return tuple(x.strip() for x in text.split(",") if x.strip())

@@ -12,10 +12,7 @@ from verity.demo import DEMO_GOAL, DEMO_PROFILE, render_demo, run_demo
 from verity.narrators import narrator_from_spec
 from verity.repair import MAX_REPAIRS
 
-NAME = "demo"
-HELP = "optimize one card-rewards profile, narrate it with the local model, verify and repair"
-
-__all__ = ["HELP", "NAME", "add_arguments", "run"]
+__all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

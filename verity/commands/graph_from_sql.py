@@ -18,9 +18,6 @@ from verity.backends.sql import graph_from_sample, graph_from_url
 from verity.backends.sql_spec import load_spec, sample_spec
 from verity.errors import InputError
 
-NAME = "graph-from-sql"
-HELP = "build an evidence graph from read-only SQL queries (default: the embedded sample)"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

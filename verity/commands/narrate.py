@@ -19,10 +19,7 @@ from verity.narrators.openai_chat import RESPONSE_FORMATS
 from verity.prompts import MAX_PROMPT_NODES, VARIANTS
 from verity.repair import MAX_REPAIRS, NarrationResult, Pass, narrate_and_verify
 
-NAME = "narrate"
-HELP = "narrate an evidence graph with an LLM, verify its claims and repair once"
-
-__all__ = ["HELP", "NAME", "add_arguments", "build_narrator", "render_result", "run"]
+__all__ = ["add_arguments", "build_narrator", "render_result", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

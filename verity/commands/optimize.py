@@ -24,9 +24,6 @@ from verity.backends.card_rewards import (
 )
 from verity.errors import InputError
 
-NAME = "optimize"
-HELP = "solve the card-rewards optimizer for a spending profile and write its evidence graph"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", metavar="N", help="profile number (0 to 49)")

@@ -10,9 +10,6 @@ from verity.graph import load_graph
 from verity.jsonio import read_json
 from verity.verify import verify
 
-NAME = "verify"
-HELP = "verify a narration's claims against an evidence graph"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("graph", metavar="GRAPH", help="evidence graph JSON file")

@@ -12,9 +12,6 @@ from verity.errors import InputError
 from verity.gates import PROFILES
 from verity.stream import verify_stream
 
-NAME = "verify-stream"
-HELP = "verify narrations from a JSON Lines file (or - for stdin), one report line each"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("graphs", metavar="GRAPHS_DIR", help="directory of evidence graph files")
