@@ -40,3 +40,11 @@ def apply_patch(doc: Any, patch: list[dict[str, Any]]) -> Any:
         else:
             raise ValueError(f"unknown patch op {op['op']!r}")
     return doc
+
+
+def card_small_claim(name: str) -> dict[str, Any]:
+    """A fresh copy of a passing claim from ``fixtures/claims/card_small.json``."""
+    claims: dict[str, Any] = load_json(FIXTURES / "claims" / "card_small.json")
+    if name.startswith("_") or name not in claims:
+        raise KeyError(f"no claim {name!r} in fixtures/claims/card_small.json")
+    return copy.deepcopy(claims[name])  # type: ignore[no-any-return]

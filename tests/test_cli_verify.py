@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import GRAPHS, ROOT
+from tests.helpers import GRAPHS, ROOT, card_small_claim
 from verity.cli import main
 
 EXAMPLES = ROOT / "examples"
@@ -21,14 +21,7 @@ def _narration(tmp_path: Path, claims: list[object]) -> Path:
     return path
 
 
-GOOD = {
-    "id": "c1",
-    "type": "COMPARISON",
-    "text": "gold_dining wins dining at 4x.",
-    "cited_evidence_ids": ["win-dining"],
-    "entities": ["gold_dining", "dining"],
-    "numbers": ["4x"],
-}
+GOOD = card_small_claim("win_dining")
 BAD = {**GOOD, "id": "c2", "entities": ["amex_gold"]}
 
 

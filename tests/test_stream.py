@@ -8,22 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import GRAPHS
+from tests.helpers import GRAPHS, card_small_claim
 from verity.cli import main
 from verity.stream import verify_stream
 
 GOOD = {
     "graph_id": "card-small",
-    "claims": [
-        {
-            "id": "c1",
-            "type": "COMPARISON",
-            "text": "gold_dining wins dining at 4x.",
-            "cited_evidence_ids": ["win-dining"],
-            "entities": ["gold_dining", "dining"],
-            "numbers": ["4x"],
-        }
-    ],
+    "claims": [card_small_claim("win_dining")],
 }
 BAD_CLAIM = {"graph_id": "card-no-segment", "claims": [{"id": "c9"}]}
 

@@ -6,20 +6,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.helpers import GRAPHS, graph_dict
+from tests.helpers import GRAPHS, card_small_claim, graph_dict
 from verity import Claim, Narration, load_graph, verify
 from verity import gates as gates_module
 from verity.gates import Finding, Gate
 from verity.graph import EvidenceGraph
 
-GOOD = {
-    "id": "c1",
-    "type": "COMPARISON",
-    "text": "gold_dining wins dining at 4x.",
-    "cited_evidence_ids": ["win-dining"],
-    "entities": ["gold_dining", "dining"],
-    "numbers": ["4x"],
-}
+GOOD = card_small_claim("win_dining")
 
 
 def test_accepts_graph_as_dict_path_or_object_and_narration_as_model() -> None:

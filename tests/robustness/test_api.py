@@ -13,6 +13,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from tests.helpers import card_small_claim
 from tests.robustness.strategies import (
     CARD_SMALL,
     ROBUST,
@@ -278,11 +279,4 @@ def test_a_lone_surrogate_in_a_python_narration_is_verified_not_raised(profile: 
     _report_invariants(report, 1)
 
 
-CARD_SMALL_CLAIM = {
-    "id": "c1",
-    "type": "COMPARISON",
-    "text": "gold_dining wins dining at 4x, ahead of flat_two at 2x.",
-    "cited_evidence_ids": ["win-dining"],
-    "entities": ["gold_dining", "flat_two", "dining"],
-    "numbers": ["4x", "2x"],
-}
+CARD_SMALL_CLAIM = card_small_claim("win_dining_vs_flat_two")

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.helpers import GRAPHS, ROOT
+from tests.helpers import GRAPHS, ROOT, card_small_claim
 from tests.robustness.strategies import ROBUST, hostile_files
 from verity.cli import main
 
@@ -24,16 +24,7 @@ GRAPH_BYTES = (GRAPHS / "card_small.json").read_bytes()
 NARRATION = {
     "format": "verity.narration/1",
     "graph_id": "card-small",
-    "claims": [
-        {
-            "id": "c1",
-            "type": "COMPARISON",
-            "text": "gold_dining wins dining at 4x, ahead of flat_two at 2x.",
-            "cited_evidence_ids": ["win-dining"],
-            "entities": ["gold_dining", "flat_two", "dining"],
-            "numbers": ["4x", "2x"],
-        }
-    ],
+    "claims": [card_small_claim("win_dining_vs_flat_two")],
 }
 NARRATION_BYTES = json.dumps(NARRATION).encode()
 PASSAGES_BYTES = json.dumps([{"id": "p1", "text": "gold_dining wins dining at 4x."}]).encode()

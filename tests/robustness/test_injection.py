@@ -21,20 +21,14 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from tests.helpers import card_small_claim
 from tests.robustness.strategies import CARD_SMALL, INJECTIONS, ROBUST, well_typed_claims
 from verity import MAX_CLAIM_TEXT, load_graph, verify
 from verity.report import ClaimVerdict
 
 GRAPH = load_graph(CARD_SMALL)
 
-GOOD = {
-    "id": "c1",
-    "type": "COMPARISON",
-    "text": "gold_dining wins dining at 4x, ahead of flat_two at 2x.",
-    "cited_evidence_ids": ["win-dining"],
-    "entities": ["gold_dining", "flat_two", "dining"],
-    "numbers": ["4x", "2x"],
-}
+GOOD = card_small_claim("win_dining_vs_flat_two")
 #: One claim per reason to fail that does not depend on the text (all fail ``strict``;
 #: ``out_of_scope`` passes ``paper``, whose number check is graph-wide).
 FAILING = {
