@@ -4,13 +4,13 @@ The submodules that need numpy or matplotlib (``stats``, ``report``, ``runner``)
 imported here, so the CLI starts without them; the constants below are shared.
 """
 
+from verity.repair import MAX_REPAIRS
+
 __all__ = ["DEFAULT_LEVEL", "DEFAULT_RESAMPLES", "MAX_REPAIRS", "RESULTS_FILE"]
 
 #: Bootstrap resamples per interval.
 DEFAULT_RESAMPLES = 10_000
 #: Coverage of the bootstrap intervals.
 DEFAULT_LEVEL = 0.95
-#: Most repair passes a run may ask for.
-MAX_REPAIRS = 3
 #: The results file inside a run's output directory.
 RESULTS_FILE = "results.jsonl"

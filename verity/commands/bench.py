@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verity.bench import DEFAULT_RESAMPLES, MAX_REPAIRS, RESULTS_FILE
+from verity.bench import DEFAULT_RESAMPLES, RESULTS_FILE
+from verity.commands._options import add_repairs, int_in_range
 from verity.errors import InputError
 from verity.gates import PROFILES
 from verity.prompts import VARIANTS
@@ -18,19 +19,6 @@ if TYPE_CHECKING:
 
 def _csv(text: str) -> tuple[str, ...]:
     return tuple(x.strip() for x in text.split(",") if x.strip())
-
-
-def _int_at_least(low: int) -> type[int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
-        return value
-
-    return parse  # type: ignore[return-value]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,10 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--graphs", metavar="DIR",
                         help="directory of evidence graph files (default: "
                         "evidence_graphs/card_rewards)")
-    parser.add_argument("--limit", type=_int_at_least(1), metavar="N",
+    parser.add_argument("--limit", type=int_in_range(1), metavar="N",
                         help="run only the first N graphs (by file name)")
-    parser.add_argument("--repairs", type=_int_at_least(0), default=1, metavar="N",
-                        help=f"repair passes per profile, 0 to {MAX_REPAIRS} (default: 1)")
+    add_repairs(parser, "repair passes per profile")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="seed of the narrators and of the bootstrap (default: 0)")
     parser.add_argument("--out", default="bench_results", metavar="DIR",
@@ -61,13 +48,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default: bench_results)")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --out, skipping finished instances")
-    parser.add_argument("--concurrency", type=_int_at_least(1), default=1, metavar="K",
+    parser.add_argument("--concurrency", type=int_in_range(1), default=1, metavar="K",
                         help="instances in flight at once (the local model runs one at a "
                         "time anyway; default: 1)")
     parser.add_argument("--report", metavar="DIR",
                         help=f"only rebuild the report in DIR from DIR/{RESULTS_FILE} "
                         "(or its .gz)")
-    parser.add_argument("--resamples", type=_int_at_least(1), default=DEFAULT_RESAMPLES,
+    parser.add_argument("--resamples", type=int_in_range(1), default=DEFAULT_RESAMPLES,
                         metavar="N", help=f"bootstrap resamples (default: {DEFAULT_RESAMPLES})")
     parser.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

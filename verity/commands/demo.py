@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 
+from verity.commands._options import add_repairs
 from verity.demo import DEMO_GOAL, DEMO_PROFILE, render_demo, run_demo
 from verity.narrators import narrator_from_spec
-from verity.repair import MAX_REPAIRS
 
 __all__ = ["add_arguments", "run"]
 
@@ -41,13 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help="local (default) or scripted[:PROFILE] for a quick dry run",
     )
-    parser.add_argument(
-        "--repairs",
-        type=int,
-        default=1,
-        metavar="N",
-        help=f"repair passes, 0 to {MAX_REPAIRS} (default: 1)",
-    )
+    add_repairs(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,12 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from verity.commands._options import add_repairs
 from verity.commands._output import exit_code, print_json, render_report
 from verity.gates import PROFILES
 from verity.narrators import Narrator, RecordingNarrator, narrator_from_spec
 from verity.narrators.openai_chat import RESPONSE_FORMATS
 from verity.prompts import MAX_PROMPT_NODES, VARIANTS
-from verity.repair import MAX_REPAIRS, NarrationResult, Pass, narrate_and_verify
+from verity.repair import NarrationResult, Pass, narrate_and_verify
 
 __all__ = ["add_arguments", "build_narrator", "render_result", "run"]
 
@@ -36,13 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="constrained",
         help="prompt variant (default: constrained)",
     )
-    parser.add_argument(
-        "--repairs",
-        type=int,
-        default=1,
-        metavar="N",
-        help=f"repair passes, 0 to {MAX_REPAIRS} (default: 1)",
-    )
+    add_repairs(parser)
     parser.add_argument(
         "--profile", choices=PROFILES, default="strict", help="gate profile (default: strict)"
     )
