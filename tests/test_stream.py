@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 from pathlib import Path
@@ -9,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import GRAPHS, card_small_claim
+from verity import stream as stream_module
 from verity.cli import main
-from verity.stream import verify_stream
+from verity.errors import InputError
+from verity.stream import START_METHODS, verify_stream
 
 GOOD = {
     "graph_id": "card-small",
@@ -53,9 +56,26 @@ def test_one_output_line_per_input_line_in_order(graph_dir: Path) -> None:
     assert out[7] == {**out[0], "line": 8}
 
 
-def test_two_jobs_give_the_same_bytes(graph_dir: Path) -> None:
+@pytest.mark.parametrize("method", [None, *START_METHODS])
+def test_two_jobs_give_the_same_bytes(graph_dir: Path, method: str | None) -> None:
     lines = _lines() * 300
-    assert list(verify_stream(lines, graph_dir, jobs=2)) == list(verify_stream(lines, graph_dir))
+    parallel = list(verify_stream(lines, graph_dir, jobs=2, start_method=method))
+    assert parallel == list(verify_stream(lines, graph_dir))
+    assert len(parallel) == len(lines)
+
+
+def test_forked_workers_leave_the_parent_as_they_found_it(graph_dir: Path) -> None:
+    frozen = gc.get_freeze_count()
+    consumed = verify_stream(_lines() * 100, graph_dir, jobs=2, start_method="fork")
+    assert next(consumed).startswith('{"line": 1,')
+    consumed.close()  # a consumer that stops early still unfreezes and clears
+    assert gc.get_freeze_count() == frozen
+    assert stream_module._WORKER == {}
+
+
+def test_unknown_start_method_is_an_input_error(graph_dir: Path) -> None:
+    with pytest.raises(InputError, match="start method"):
+        list(verify_stream(_lines(), graph_dir, jobs=2, start_method="thread"))
 
 
 def test_cli_reads_file_and_reports_bad_directory(

@@ -5,12 +5,21 @@ Each input line is one narration naming its ``graph_id``; each output line is
 ``{"line": N, "error": {"code": ..., "message": ...}}``, in input order. Input is read
 in windows of a bounded number of lines, so resident memory does not grow with the
 length of the stream.
+
+With ``jobs > 1`` the narrations are verified in worker processes. On Linux, when the
+calling process runs a single thread, the workers are forked after the graphs are loaded
+and share them copy-on-write (the loaded objects are moved out of the garbage
+collector's reach with :func:`gc.freeze` while the pool runs, so collections do not
+touch their pages); elsewhere they are spawned and each loads the graphs itself.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import multiprocessing
+import sys
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
 from pathlib import Path
@@ -20,12 +29,14 @@ from verity.errors import InputError, VerityError
 from verity.graph import EvidenceGraph, load_graph
 from verity.jsonio import loads, path_text
 
-__all__ = ["CHUNK_LINES", "load_graph_dir", "verify_lines", "verify_stream"]
+__all__ = ["CHUNK_LINES", "START_METHODS", "load_graph_dir", "verify_lines", "verify_stream"]
 
 #: Lines handed to a worker at a time.
 CHUNK_LINES = 256
 #: Chunks in flight per worker; bounds memory to about jobs * 4 * CHUNK_LINES lines.
 _CHUNKS_PER_JOB = 4
+#: How worker processes may be started (None: fork where it is safe, else spawn).
+START_METHODS: tuple[str, ...] = ("fork", "spawn")
 
 
 def load_graph_dir(directory: str | Path) -> dict[str, EvidenceGraph]:
@@ -102,25 +113,67 @@ def _chunks(lines: Iterable[bytes]) -> Iterator[list[tuple[int, bytes]]]:
         yield chunk
 
 
+def _start_method(requested: str | None) -> str:
+    if requested is not None:
+        if requested not in START_METHODS:
+            raise InputError(
+                f"unknown start method {requested!r}; expected one of {', '.join(START_METHODS)}"
+            )
+        return requested
+    safe = sys.platform.startswith("linux") and threading.active_count() == 1
+    return "fork" if safe else "spawn"
+
+
 def verify_stream(
-    lines: Iterable[bytes], graph_dir: str | Path, profile: str = "strict", jobs: int = 1
+    lines: Iterable[bytes],
+    graph_dir: str | Path,
+    profile: str = "strict",
+    jobs: int = 1,
+    *,
+    start_method: str | None = None,
 ) -> Iterator[str]:
-    """Yield one output line (without newline) per input line, in input order."""
+    """Yield one output line (without newline) per input line, in input order.
+
+    ``start_method`` picks how workers start when ``jobs > 1`` (see the module docs);
+    None chooses.
+    """
     from verity.gates import gates_for
 
     gates_for(profile)  # an unknown profile fails before any work
     if jobs < 1:
         raise InputError("--jobs must be at least 1")
+    method = _start_method(start_method)
+    graphs = load_graph_dir(graph_dir)  # in this process: a bad directory fails early
     if jobs == 1:
-        graphs = load_graph_dir(graph_dir)
         for chunk in _chunks(lines):
             yield from verify_lines(chunk, graphs, profile)
         return
-    load_graph_dir(graph_dir)  # fail early, in this process, on a bad directory
-    ctx = multiprocessing.get_context("spawn")
+    yield from _parallel(lines, graphs, str(graph_dir), profile, jobs, method)
+
+
+def _parallel(
+    lines: Iterable[bytes],
+    graphs: dict[str, EvidenceGraph],
+    graph_dir: str,
+    profile: str,
+    jobs: int,
+    method: str,
+) -> Iterator[str]:
+    ctx = multiprocessing.get_context(method)
     window = jobs * _CHUNKS_PER_JOB
-    with ctx.Pool(jobs, initializer=_init_worker, initargs=(str(graph_dir), profile)) as pool:
-        chunks = _chunks(lines)
-        while batch := list(islice(chunks, window)):
-            for out in pool.imap(_work, batch):
-                yield from out
+    if method == "fork":
+        _WORKER.update(graphs=graphs, profile=profile)
+        gc.freeze()
+        pool = ctx.Pool(jobs)
+    else:
+        pool = ctx.Pool(jobs, initializer=_init_worker, initargs=(graph_dir, profile))
+    try:
+        with pool:
+            chunks = _chunks(lines)
+            while batch := list(islice(chunks, window)):
+                for out in pool.imap(_work, batch):
+                    yield from out
+    finally:
+        if method == "fork":
+            gc.unfreeze()
+            _WORKER.clear()
