@@ -15,7 +15,7 @@ from typing import Any
 
 from verity.errors import InputError
 
-__all__ = ["MAX_INPUT_BYTES", "dumps", "loads", "path_text", "read_json", "read_text"]
+__all__ = ["MAX_INPUT_BYTES", "dumps", "loads", "path_text", "read_bytes", "read_json", "read_text"]
 
 #: Files larger than this are refused rather than read (64 MiB).
 MAX_INPUT_BYTES = 64 * 1024 * 1024
@@ -68,27 +68,37 @@ def path_text(path: str | Path) -> str:
     return text if text.isprintable() else repr(text)
 
 
-def read_text(path: str | Path, what: str) -> str:
-    """Read a UTF-8 text file, with one-line errors for every way that can fail."""
+def read_bytes(path: str | Path, what: str, max_bytes: int | None = MAX_INPUT_BYTES) -> bytes:
+    """Read a file whole, with one-line errors for every way that can fail.
+
+    ``max_bytes`` bounds the size (None: no bound, for files this program wrote itself).
+    """
     p = Path(path)
     shown = path_text(p)
     try:
         size = p.stat().st_size
         if p.is_dir():
             raise InputError(f"{what} {shown} is a directory, not a file")
-        if size > MAX_INPUT_BYTES:
-            raise InputError(f"{what} {shown} is {size} bytes; the limit is {MAX_INPUT_BYTES}")
-        data = p.read_bytes()
+        if max_bytes is not None and size > max_bytes:
+            raise InputError(f"{what} {shown} is {size} bytes; the limit is {max_bytes}")
+        return p.read_bytes()
     except FileNotFoundError:
         raise InputError(f"{what} {shown} does not exist") from None
     except PermissionError:
         raise InputError(f"{what} {shown} cannot be read: permission denied") from None
     except OSError as exc:
         raise InputError(f"{what} {shown} cannot be read: {exc.strerror or exc}") from None
+
+
+def read_text(path: str | Path, what: str) -> str:
+    """Read a UTF-8 text file, with one-line errors for every way that can fail."""
+    data = read_bytes(path, what)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{what} {shown} is not valid UTF-8 (byte {exc.start})") from None
+        raise InputError(
+            f"{what} {path_text(path)} is not valid UTF-8 (byte {exc.start})"
+        ) from None
 
 
 def read_json(path: str | Path, what: str) -> Any:

@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from verity.errors import InputError
+from verity.jsonio import path_text, read_bytes
 
 __all__ = [
     "RECORD_FORMAT",
@@ -229,19 +230,15 @@ def load_records(path: str | Path) -> LoadedRecords:
     """Read a results JSONL file, gzip-compressed when its name ends in ``.gz``
     (see :func:`parse_record_lines`)."""
     p = Path(path)
-    try:
-        data = p.read_bytes()
-        if p.suffix == ".gz":
+    data = read_bytes(p, "results file", max_bytes=None)
+    if p.suffix == ".gz":
+        try:
             data = gzip.decompress(data)
-    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-        raise InputError(f"results file {p} is not a complete gzip file: {exc}") from None
-    except FileNotFoundError:
-        raise InputError(f"results file {p} does not exist") from None
-    except IsADirectoryError:
-        raise InputError(f"results file {p} is a directory") from None
-    except OSError as exc:
-        raise InputError(f"results file {p} cannot be read: {exc.strerror or exc}") from None
-    return parse_record_lines(data, f"results file {p}")
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise InputError(
+                f"results file {path_text(p)} is not a complete gzip file: {exc}"
+            ) from None
+    return parse_record_lines(data, f"results file {path_text(p)}")
 
 
 def _dedupe(records: Iterable[BenchRecord]) -> dict[RecordKey, BenchRecord]:
