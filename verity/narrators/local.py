@@ -125,28 +125,31 @@ class LocalNarrator:
         )
         return len(llm.tokenize(text.encode("utf-8"), add_bos=True, special=True))
 
+    def _failed(self, prompt: Prompt, code: str, message: str, latency_s: float = 0.0) -> Attempt:
+        """An attempt that produced no output; messages are cut to 300 characters."""
+        return api_error_attempt(
+            prompt,
+            narrator=self.name,
+            model=MODEL_NAME,
+            code=code,
+            message=message[:300],
+            latency_s=latency_s,
+        )
+
     def narrate(self, prompt: Prompt) -> Attempt:
         llm = self._llm()
         needed = self.prompt_tokens(prompt)
         if needed + self.max_tokens > self.n_ctx:
-            return api_error_attempt(
+            return self._failed(
                 prompt,
-                narrator=self.name,
-                model=MODEL_NAME,
-                code="local.context_overflow",
-                message=f"the prompt has {needed} tokens; with {self.max_tokens} to generate "
+                "local.context_overflow",
+                f"the prompt has {needed} tokens; with {self.max_tokens} to generate "
                 f"it exceeds the {self.n_ctx}-token context",
             )
         try:
             grammar = _grammar(json.dumps(prompt.json_schema, sort_keys=False))
         except Exception as exc:  # a schema the converter cannot express is reported, not raised
-            return api_error_attempt(
-                prompt,
-                narrator=self.name,
-                model=MODEL_NAME,
-                code="local.error",
-                message=f"the output schema has no grammar: {exc}"[:300],
-            )
+            return self._failed(prompt, "local.error", f"the output schema has no grammar: {exc}")
         started = time.perf_counter()
         if not self.reuse_prefix:
             llm.reset()
@@ -159,13 +162,8 @@ class LocalNarrator:
                 grammar=grammar,
             )
         except Exception as exc:  # llama.cpp failures become data, never a crash
-            return api_error_attempt(
-                prompt,
-                narrator=self.name,
-                model=MODEL_NAME,
-                code="local.error",
-                message=f"{type(exc).__name__}: {exc}"[:300],
-                latency_s=time.perf_counter() - started,
+            return self._failed(
+                prompt, "local.error", f"{type(exc).__name__}: {exc}", time.perf_counter() - started
             )
         latency = time.perf_counter() - started
         choice = out["choices"][0]
