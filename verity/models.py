@@ -52,6 +52,10 @@ class NodeModel(_Strict):
     entities: list[Id] = Field(default_factory=list)
     numbers: list[Text] = Field(default_factory=list)
     data: dict[str, Any] = Field(default_factory=dict)
+    #: Substrings of ``statement`` that a claim resting on this node may not drop: the
+    #: scope, conditions, ties, caps or the verb that the statement's truth depends on.
+    #: Optional; a graph without them loads as before.
+    required_spans: list[Text] = Field(default_factory=list)
 
 
 class EdgeModel(_Strict):
@@ -78,6 +82,18 @@ class Rule(_Strict):
 
     claim_type: TypeName
     requires: list[Requirement] = Field(default_factory=list)
+    #: Node types whose statements a claim of this type narrates. Optional: when empty,
+    #: the types of the first requirement are narrated (a rule without requirements
+    #: then narrates any node type).
+    narrates: list[TypeName] = Field(default_factory=list)
+
+    def narrated_types(self) -> frozenset[str] | None:
+        """The node types this claim type narrates, or None for any type."""
+        if self.narrates:
+            return frozenset(self.narrates)
+        if self.requires:
+            return frozenset(self.requires[0].any_of)
+        return None
 
 
 class RuleSet(_Strict):
