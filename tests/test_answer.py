@@ -86,7 +86,9 @@ def test_to_dict_is_json_serializable() -> None:
     assert data["format"] == "verity.answer_result/1"
     assert data["unsupported_claims_removed"] == 1
     assert data["claims"][0]["dropped"] == [{"marker": "not", "claim_count": 0, "span_count": 1}]
-    assert data["claims"][1]["span"] == {"start": 9, "end": 14}
+    # The span is in v3 tokens of the supporting passage sentence (the second one).
+    assert data["claims"][1]["passage_sentence"] == 1
+    assert data["claims"][1]["span"] == {"start": 0, "end": 5}
     assert set(data) == {
         "format", "claims", "unsupported_claims_removed", "all_claims_verified", "answer",
         "refused",

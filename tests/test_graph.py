@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import GOLDEN, GRAPHS, ROOT, apply_patch, graph_dict, load_json
-from verity import GraphError, InputError, load_graph, load_rules
+from verity import GraphError, InputError, Rule, load_graph, load_rules
 
 GRAPH_ERRORS = load_json(GOLDEN / "graph_errors.json")
 
@@ -115,9 +115,9 @@ def test_shipped_card_rewards_rules_match_the_published_table() -> None:
 
 
 def test_example_graph_embeds_the_shipped_rules() -> None:
-    shipped = [r.model_dump() for r in load_rules("card_rewards").rules]
+    shipped = load_rules("card_rewards").rules
     example = json.loads((ROOT / "examples" / "graph.json").read_text("utf-8"))
-    assert example["rules"] == shipped
+    assert [Rule.model_validate(r) for r in example["rules"]] == shipped
 
 
 def test_unknown_rule_set_name() -> None:

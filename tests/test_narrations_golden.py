@@ -8,6 +8,7 @@ import pytest
 
 from tests.helpers import GOLDEN, graph_dict, load_json
 from verity import REFUSAL, InputError, load_graph, verify
+from verity.answer import join_sentences
 
 NARRATIONS = sorted((GOLDEN / "narrations").glob("*.json"))
 
@@ -33,7 +34,7 @@ def test_golden_narration(path: Any, profile: str) -> None:
     if report.refused:
         assert report.answer == REFUSAL
     else:
-        assert report.answer == " ".join(c.text for c in report.shipped)
+        assert report.answer == join_sentences([c.text for c in report.shipped])
     assert [v.index for v in report.claims] == list(range(len(report.claims)))
 
 

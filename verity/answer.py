@@ -4,12 +4,18 @@
 (:func:`verity.segment.split_sentences`) and keeps a sentence when at least one
 passage supports it under the v2 predicate (:mod:`verity.align`). Unsupported
 sentences are removed (drop, not fail); when none survives the answer becomes the
-pinned refusal.
+pinned refusal. Support is the v3 predicate (:mod:`verity.align_v3`): each passage is
+split into sentences and a sentence of the answer must be supported by one of them.
+A sentence joining two facts with ``and`` is also read as its two facts
+(:func:`verity.align_v3.readings`). The kept sentences are joined so that no sentence
+forms across two of them (:func:`join_sentences`).
 
-For a removed sentence the result names the closest passage: the first passage
-where the sentence aligned but lost a polarity marker, otherwise the passage that
-holds the most of the sentence's tokens (counted with multiplicity), the first on
-ties; ``None`` when no passage shares a token with it.
+For a removed sentence the result names the closest passage: the passage whose verdict
+got furthest (v3 reasons, in order: not contained, a gap across a barrier, not
+anchored, a required span dropped, a marker dropped, a marker's object cut), the first
+on ties; when no passage contains the sentence at all, the passage that holds the most
+of the sentence's tokens (counted with multiplicity); ``None`` when no passage shares a
+token with it.
 """
 
 from __future__ import annotations
@@ -19,11 +25,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from verity.aliases import AliasMatcher
-from verity.align import MarkerLoss, PassageIndex, Reason, Span, Support, check_support
+from verity.align import MarkerLoss, Span
+from verity.align_v3 import (
+    PROGRESS,
+    ClaimV3,
+    PassageV3,
+    ReasonV3,
+    SupportV3,
+    check_claim_v3,
+    reader_issue,
+    readings,
+)
 from verity.errors import InputError
 from verity.refusal import REFUSAL
 from verity.segment import split_sentences
-from verity.text import tokenize
 
 __all__ = [
     "ANSWER_RESULT_FORMAT",
@@ -32,6 +47,7 @@ __all__ = [
     "Passage",
     "check_answer",
     "coerce_passages",
+    "join_sentences",
 ]
 
 ANSWER_RESULT_FORMAT = "verity.answer_result/1"
@@ -49,19 +65,23 @@ class Passage:
 class ClaimCheck:
     """The verdict on one atomic sentence of the answer.
 
-    ``passage_id`` names the supporting passage of a supported sentence and ``span``
-    the matched passage token positions; ``closest_passage_id`` and ``dropped``
+    ``passage_id`` names the supporting passage of a supported sentence,
+    ``passage_sentence`` the index of the sentence of that passage that supports it and
+    ``span`` the matched v3 token positions within that sentence; ``closest_passage_id`` and ``dropped``
     explain a removed one (``span`` is then the span in the closest passage that lost
     a marker, if any).
     """
 
     text: str
     supported: bool
-    reason: Reason
+    reason: ReasonV3
     passage_id: str | None = None
     span: Span | None = None
     closest_passage_id: str | None = None
     dropped: tuple[MarkerLoss, ...] = ()
+    #: What failed, in words (the reader issue, the markers dropped, the span cut).
+    detail: str = ""
+    passage_sentence: int | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -72,6 +92,8 @@ class ClaimCheck:
             "span": None if self.span is None else self.span.to_dict(),
             "closest_passage_id": self.closest_passage_id,
             "dropped": [loss.to_dict() for loss in self.dropped],
+            "detail": self.detail,
+            "passage_sentence": self.passage_sentence,
         }
 
 
@@ -129,43 +151,77 @@ def _passage_from_mapping(item: object, n: int) -> Passage:
     return Passage(str(raw_id), text)
 
 
-def _overlap(claim: Counter[str], index: PassageIndex) -> int:
-    return sum(min(count, len(index.positions.get(token, ()))) for token, count in claim.items())
+def _overlap(claim: Counter[str], passage: PassageV3) -> int:
+    positions = passage.v2.positions
+    return sum(min(count, len(positions.get(token, ()))) for token, count in claim.items())
+
+
+def _supported_by(claim: ClaimV3, passage: PassageV3) -> SupportV3:
+    """The v3 verdict of the sentence, or of one of its ``and`` readings (all parts)."""
+    verdict = check_claim_v3(claim, passage)
+    if verdict.supported:
+        return verdict
+    for parts in readings(claim):
+        if all(check_claim_v3(part, passage).supported for part in parts):
+            return SupportV3(True, "supported")
+    return verdict
 
 
 def _check_sentence(
     sentence: str,
-    prepared: Sequence[tuple[Passage, PassageIndex]],
+    prepared: Sequence[tuple[Passage, PassageV3]],
     matcher: AliasMatcher | None,
 ) -> ClaimCheck:
-    tokens = tokenize(sentence, matcher)
-    if not tokens:
+    issue = reader_issue(sentence)
+    if issue is not None:
+        return ClaimCheck(sentence, False, "unreadable", detail=f"{issue[0]}: {issue[1]!r}")
+    claim = ClaimV3.of(sentence, matcher)
+    if not claim.tokens:
         return ClaimCheck(sentence, False, "empty_claim")
-    first_dropped: tuple[Passage, Support] | None = None
+    best: tuple[Passage, SupportV3] | None = None
     for passage, index in prepared:
-        support = check_support(tokens, index)
+        support = _supported_by(claim, index)
         if support.supported:
-            return ClaimCheck(sentence, True, "supported", passage.id, support.span)
-        if support.reason == "marker_dropped" and first_dropped is None:
-            first_dropped = (passage, support)
-    if first_dropped is not None:
-        passage, support = first_dropped
+            span = None if support.span is None else Span(*support.span)
+            return ClaimCheck(
+                sentence, True, "supported", passage.id, span, passage_sentence=support.sentence
+            )
+        if best is None or PROGRESS[support.reason] > PROGRESS[best[1].reason]:
+            best = (passage, support)
+    if best is not None and best[1].reason != "not_contained":
+        passage, support = best
+        span = None if support.span is None else Span(*support.span)
         return ClaimCheck(
             sentence,
             False,
-            "marker_dropped",
-            span=support.span,
+            support.reason,
+            span=span,
             closest_passage_id=passage.id,
             dropped=support.dropped,
+            detail=support.detail,
+            passage_sentence=support.sentence,
         )
-    wanted = Counter(tokens)
+    wanted = Counter(claim.v2)
     best_id: str | None = None
-    best = 0
+    best_score = 0
     for passage, index in prepared:
         score = _overlap(wanted, index)
-        if score > best:
-            best_id, best = passage.id, score
+        if score > best_score:
+            best_id, best_score = passage.id, score
     return ClaimCheck(sentence, False, "not_contained", closest_passage_id=best_id)
+
+
+_TERMINAL = (".", "!", "?", "…", "。", "！", "？")
+
+
+def join_sentences(texts: Sequence[str]) -> str:
+    """Join shipped texts with one space, so that no sentence can form across two of them:
+    a text that does not end with a sentence terminator gets a full stop."""
+    parts = []
+    for text in texts:
+        text = text.strip()
+        parts.append(text if text.endswith(_TERMINAL) else text + ".")
+    return " ".join(parts)
 
 
 def check_answer(
@@ -174,19 +230,21 @@ def check_answer(
     *,
     matcher: AliasMatcher | None = None,
 ) -> AnswerResult:
-    """Check every atomic sentence of ``answer`` against ``passages`` (v2 predicate).
+    """Check every atomic sentence of ``answer`` against ``passages`` (v3 predicate).
 
     ``matcher`` optionally maps entity aliases to ids in both answer and passages.
     """
     if not isinstance(answer, str):
         raise InputError("the answer must be a string")
-    prepared = [(p, PassageIndex.from_text(p.text, matcher)) for p in coerce_passages(passages)]
-    claims = tuple(_check_sentence(s, prepared, matcher) for s in split_sentences(answer))
+    prepared = [(p, PassageV3.of(p.text, matcher)) for p in coerce_passages(passages)]
+    claims = tuple(
+        _check_sentence(s, prepared, matcher) for s in split_sentences(answer, matcher)
+    )
     kept = [claim.text for claim in claims if claim.supported]
     return AnswerResult(
         claims=claims,
         unsupported_claims_removed=len(claims) - len(kept),
         all_claims_verified=bool(claims) and len(kept) == len(claims),
-        answer=" ".join(kept) if kept else REFUSAL,
+        answer=join_sentences(kept) if kept else REFUSAL,
         refused=not kept,
     )

@@ -16,7 +16,15 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from verity.align import PassageIndex, check_support
+from verity.align_v3 import (
+    PROGRESS,
+    ClaimV3,
+    PassageV3,
+    SupportV3,
+    check_claim_v3,
+    reader_issue,
+    readings,
+)
 from verity.claims import Claim
 from verity.display import one_line
 from verity.errors import InputError
@@ -25,7 +33,6 @@ from verity.normalize import normalize
 from verity.numbers import NUMBER_RE, NumberValue, number_value, value_of_match
 from verity.segment import split_sentences
 from verity.suggest import Candidates
-from verity.text import tokenize
 
 __all__ = [
     "ERROR_CODES",
@@ -48,6 +55,9 @@ class Finding:
     message: str
     expected: Any = None
     actual: Any = None
+    #: The gate to report under when it is not the gate that found it (type binding is
+    #: found by the polarity gate, which knows the supporting node, but is a claim_type rule).
+    gate: str | None = None
 
 
 GateCheck = Callable[[Claim, EvidenceGraph], Iterator[Finding]]
@@ -275,99 +285,205 @@ def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
 # --- strict: gate 5, text polarity -------------------------------------------------
 
 
-def statement_index(graph: EvidenceGraph, node_id: str) -> PassageIndex:
-    """The node's statement tokenized with the graph's aliases, indexed once and cached."""
-    key = "statement_index:" + node_id
-    index = graph.cache.get(key)
-    if index is None:
-        index = PassageIndex.of(tokenize(graph.nodes[node_id].statement, graph.matcher))
-        graph.cache[key] = index
-    return index
-
-
 def _short(text: str, limit: int = 160) -> str:
     return one_line(text, limit)
 
 
-def _closest(tokens: list[str], cited: list[str], graph: EvidenceGraph) -> str | None:
-    """The cited node whose statement shares the most distinct tokens with the sentence."""
-    wanted = set(tokens)
-    best: tuple[int, str] | None = None
+def statement_passage(graph: EvidenceGraph, node_id: str) -> PassageV3:
+    """The node's statement prepared for the v3 predicate (with its required spans); cached."""
+    key = "statement_v3:" + node_id
+    passage: PassageV3 | None = graph.cache.get(key)
+    if passage is None:
+        node = graph.nodes[node_id]
+        passage = PassageV3.of(node.statement, graph.matcher, node.required_spans)
+        graph.cache[key] = passage
+    return passage
+
+
+def _sentences(text: str, graph: EvidenceGraph) -> list[str]:
+    """The sentences of a claim's text (entity-aware segmenter; the whole text if none)."""
+    return split_sentences(text, graph.matcher) or [text.strip()]
+
+
+_READER_CODES: dict[str, tuple[str, str]] = {
+    "line_break": ("polarity.line_break", "breaks a line inside the claim"),
+    "control_character": (
+        "polarity.control_character",
+        "holds an invisible, control or formatting character",
+    ),
+    "foreign_digit": ("polarity.foreign_digit", "writes a digit a reader may misread"),
+    "markup": ("polarity.markup", "holds markup that can hide or change what a reader sees"),
+}
+
+_FAILURE_CODES: dict[str, str] = {
+    "not_contained": "polarity.unsupported_sentence",
+    "empty_claim": "polarity.unsupported_sentence",
+    "crosses_barrier": "polarity.gap_crosses_barrier",
+    "not_anchored": "polarity.not_anchored",
+    "required_span_dropped": "polarity.required_span_dropped",
+    "marker_dropped": "polarity.marker_dropped",
+    "marker_object_cut": "polarity.marker_object_cut",
+}
+
+_FAILURE_TEXT: dict[str, str] = {
+    "not_contained": "is not contained in any cited statement",
+    "empty_claim": "has no words to check",
+    "crosses_barrier": "skips an entity, number, punctuation, conjunction or marker "
+    "of the closest cited statement",
+    "not_anchored": "does not start at the subject of the statement it matches",
+    "required_span_dropped": "drops a part the statement requires",
+    "marker_dropped": "drops a negation or other polarity marker of the statement",
+    "marker_object_cut": "cuts off what a polarity marker of the statement applies to",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _SentenceSupport:
+    """Which cited nodes support one sentence (through some reading), or the best failure."""
+
+    supporters: tuple[frozenset[str], ...]  # per part of the reading that holds
+    failure: tuple[str, SupportV3] | None  # (node id, verdict) that got furthest
+
+
+def _support_sentence(
+    sentence: str, cited: list[str], graph: EvidenceGraph, allowed: frozenset[str] | None
+) -> _SentenceSupport:
+    """Support of one claim sentence: the whole sentence, else an ``and`` reading.
+
+    A node counts as a supporter only if its type is ``allowed`` (None: any type), so a
+    reading is chosen whose facts the claim type narrates.
+    """
+
+    def allowed_node(node_id: str) -> bool:
+        return allowed is None or graph.nodes[node_id].type in allowed
+
+    verbatim = frozenset(i for i in cited if graph.nodes[i].statement == sentence)
+    whole = ClaimV3.of(sentence, graph.matcher)
+    best: tuple[str, SupportV3] | None = None
+    supporters: set[str] = set(verbatim)
     for node_id in cited:
-        shared = len(wanted.intersection(statement_index(graph, node_id).positions))
-        if best is None or shared > best[0]:
-            best = (shared, node_id)
-    return None if best is None else best[1]
+        if node_id in verbatim:
+            continue
+        verdict = check_claim_v3(whole, statement_passage(graph, node_id))
+        if verdict.supported:
+            supporters.add(node_id)
+        elif best is None or PROGRESS[verdict.reason] > PROGRESS[best[1].reason]:
+            best = (node_id, verdict)
+    if any(allowed_node(i) for i in supporters):
+        return _SentenceSupport((frozenset(supporters),), None)
+    for parts in readings(whole):
+        found = [
+            frozenset(
+                i
+                for i in cited
+                if allowed_node(i) and check_claim_v3(part, statement_passage(graph, i)).supported
+            )
+            for part in parts
+        ]
+        if all(found):
+            return _SentenceSupport(tuple(found), None)
+    if supporters:  # supported, but only by nodes of types the claim type does not narrate
+        return _SentenceSupport((frozenset(supporters),), None)
+    return _SentenceSupport((), best)
 
 
-def _sentences(text: str, cited: list[str], graph: EvidenceGraph) -> list[str]:
-    """The sentences of a claim's text (the whole text when the segmenter finds none);
-    cached per node when the text is a cited statement verbatim."""
-    for node_id in cited:
-        if graph.nodes[node_id].statement == text:
-            key = "statement_sentences:" + node_id
-            cached: list[str] | None = graph.cache.get(key)
-            if cached is None:
-                cached = graph.cache[key] = split_sentences(text) or [text.strip()]
-            return cached
-    return split_sentences(text) or [text.strip()]
+def _narrated(
+    claim: Claim, graph: EvidenceGraph
+) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+    """(primary, allowed) node types for the claim's text; None means any type.
+
+    Primary: the types the claim type narrates. Allowed: those plus the types of the
+    rule's further requirements (companion statements).
+    """
+    rule = graph.rules.get(claim.type)
+    if rule is None:
+        return None, None
+    primary = rule.narrated_types()
+    if primary is None:
+        return None, None
+    return primary, primary.union(*(req.any_of for req in rule.requires))
 
 
-def _verbatim(sentence: str, cited: list[str], graph: EvidenceGraph) -> bool:
-    """True when the sentence is a cited statement verbatim (with tokens): it aligns with
-    all of that statement, which holds exactly its markers, so it is supported."""
-    return any(
-        graph.nodes[node_id].statement == sentence and statement_index(graph, node_id).tokens
-        for node_id in cited
+def _failure_finding(
+    sentence: str, failure: tuple[str, SupportV3] | None, graph: EvidenceGraph
+) -> Finding:
+    if failure is None:
+        return Finding(
+            "polarity.unsupported_sentence",
+            f"the sentence {_short(sentence)!r} is not supported by any cited statement; "
+            "no cited node exists",
+            None,
+            sentence,
+        )
+    node_id, verdict = failure
+    statement = graph.nodes[node_id].statement
+    detail = f" ({verdict.detail})" if verdict.detail else ""
+    return Finding(
+        _FAILURE_CODES[verdict.reason],
+        f"the sentence {_short(sentence)!r} {_FAILURE_TEXT[verdict.reason]}{detail}; "
+        f"closest cited statement ({node_id}): {statement!r}",
+        statement,
+        sentence,
     )
 
 
 def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
-    """Every sentence is supported by the statement of at least one cited node.
+    """Every sentence is supported by the statement of a cited node (the v3 predicate),
+    and the text rests on a node of a type the claim type narrates.
 
-    Supported means the v2 predicate: the sentence's tokens occur in the statement
-    in order within the pinned gap budget, and the matched span holds no polarity
-    marker more often than the sentence does.
+    The text is first read as a reader sees it: invisible or control characters, line
+    breaks, misreadable digits and markup reject the claim. A type-binding failure is
+    reported under the ``claim_type`` gate.
     """
+    issue = reader_issue(claim.text)
+    if issue is not None:
+        code, what = _READER_CODES[issue[0]]
+        yield Finding(code, f"the claim text {what}: {issue[1]!r}", "plain text", issue[1])
+        return
     cited = _cited_nodes(claim, graph)
-    for sentence in _sentences(claim.text, cited, graph):
-        if _verbatim(sentence, cited, graph):
+    primary, allowed = _narrated(claim, graph)
+    narrated = primary is None
+    unbound: str | None = None
+    failed = False
+    for sentence in _sentences(claim.text, graph):
+        found = _support_sentence(sentence, cited, graph, allowed)
+        if not found.supporters:
+            failed = True
+            yield _failure_finding(sentence, found.failure, graph)
             continue
-        tokens = tokenize(sentence, graph.matcher)
-        dropped = None
-        for node_id in cited:
-            support = check_support(tokens, statement_index(graph, node_id))
-            if support.supported:
-                break
-            if support.reason == "marker_dropped" and dropped is None:
-                dropped = (node_id, support)
-        else:
-            if dropped is not None:
-                node_id, support = dropped
-                losses = ", ".join(
-                    f"{d.marker!r} ({d.span_count} in the statement, {d.claim_count} in the claim)"
-                    for d in support.dropped
-                )
-                yield Finding(
-                    "polarity.marker_dropped",
-                    f"the sentence {_short(sentence)!r} drops {losses} of node {node_id!r}",
-                    {d.marker: d.span_count for d in support.dropped},
-                    {d.marker: d.claim_count for d in support.dropped},
-                )
-            else:
-                closest = _closest(tokens, cited, graph)
-                where = (
-                    f"; closest cited statement ({closest}): {graph.nodes[closest].statement!r}"
-                    if closest is not None
-                    else "; no cited node exists"
-                )
-                yield Finding(
-                    "polarity.unsupported_sentence",
-                    f"the sentence {_short(sentence)!r} is not supported "
-                    f"by any cited statement{where}",
-                    None if closest is None else graph.nodes[closest].statement,
-                    sentence,
-                )
+        types = [frozenset(graph.nodes[i].type for i in part) for part in found.supporters]
+        if allowed is not None and unbound is None and not all(t & allowed for t in types):
+            unbound = sentence
+        if primary is not None and any(t & primary for t in types):
+            narrated = True
+    if unbound is not None:
+        yield _type_finding(claim, unbound, primary, graph)
+    elif not narrated and not failed:
+        yield _type_finding(claim, None, primary, graph)
+
+
+def _type_finding(
+    claim: Claim, sentence: str | None, primary: frozenset[str] | None, graph: EvidenceGraph
+) -> Finding:
+    want = sorted(primary or ())
+    narrates = " or ".join(want)
+    if sentence is None:
+        message = (
+            f"no sentence of this {claim.type} claim rests on a cited node of a type "
+            f"it narrates ({narrates})"
+        )
+    else:
+        message = (
+            f"the sentence {_short(sentence)!r} rests only on cited nodes of types a "
+            f"{claim.type} claim does not narrate (it narrates {narrates})"
+        )
+    return Finding(
+        "claim_type.text_not_narrated",
+        message,
+        want,
+        sorted({graph.nodes[i].type for i in _cited_nodes(claim, graph)}),
+        gate="claim_type",
+    )
 
 
 GATES: tuple[Gate, ...] = (
@@ -408,10 +524,21 @@ ERROR_CODES: dict[str, str] = {
     "number.out_of_scope": "(strict) a declared number is stated by no cited node",
     "claim_type.unknown": "the claim type has no rule in the graph",
     "claim_type.missing_required": "the cited nodes lack a type the claim type's rule requires",
+    "claim_type.text_not_narrated": "(strict) the text rests on no cited node of a type the "
+    "claim type narrates",
     "prose.undeclared_entity": "(strict) the text mentions an entity the claim does not declare",
     "prose.undeclared_number": "(strict) the text states a number no declared number matches",
     "polarity.unsupported_sentence": "(strict) a sentence is not contained in any cited statement",
     "polarity.marker_dropped": "(strict) the claim drops a negation or other polarity marker",
+    "polarity.marker_object_cut": "(strict) the claim cuts off what a polarity marker applies to",
+    "polarity.gap_crosses_barrier": "(strict) a gap skips an entity, number, punctuation, "
+    "symbol, conjunction, marker or required span",
+    "polarity.not_anchored": "(strict) a sentence does not start at its statement's subject",
+    "polarity.required_span_dropped": "(strict) a sentence drops a span its statement requires",
+    "polarity.line_break": "(strict) the claim text breaks a line",
+    "polarity.control_character": "(strict) the claim text holds an invisible or control character",
+    "polarity.foreign_digit": "(strict) the claim text holds a digit outside ASCII",
+    "polarity.markup": "(strict) the claim text holds markup",
     "duplicate.repeated": "the claim repeats an earlier claim's type, citations and text",
     "internal.error": "a gate failed unexpectedly; the claim is rejected (fail closed)",
 }

@@ -104,6 +104,16 @@ def _check_node_numbers(node: NodeModel, matcher: AliasMatcher, what: str) -> No
             )
 
 
+def _check_required_spans(node: NodeModel, what: str) -> None:
+    """Every required span is a non-blank substring of the node's statement."""
+    for span in node.required_spans:
+        if not span.strip() or span not in node.statement:
+            raise GraphError(
+                f"{what}: node {node.id!r} requires the span {span[:80]!r}, "
+                "which its statement does not contain"
+            )
+
+
 def _check_references(model: GraphModel, what: str) -> None:
     dup_nodes = _duplicates([n.id for n in model.nodes])
     if dup_nodes:
@@ -153,6 +163,7 @@ class EvidenceGraph:
         self.matcher = AliasMatcher(self.aliases)
         for node in model.nodes:
             _check_node_numbers(node, self.matcher, what)
+            _check_required_spans(node, what)
         #: Lazily filled caches keyed by node id, used by the text gates.
         self.cache: dict[str, Any] = {}
 

@@ -16,7 +16,9 @@ Candidates and their rules:
 * a *soft* terminator run of ``. ! ? …`` followed by optional closers and then
   whitespace or the end of the text: a boundary unless a guard says otherwise.
 
-Soft guards: never before a lowercase letter (``e.g. the``, ``"Why?" she asked``).
+Soft guards: never before a lowercase letter (``e.g. the``, ``"Why?" she asked``),
+unless an entity mention of the given :class:`~verity.aliases.AliasMatcher` starts
+there (``... at 4x. flat_two takes ...``: ids are often lowercase).
 A run containing ``!`` or ``?`` and an ellipsis are otherwise boundaries. A single
 period is not a boundary after a known abbreviation (:data:`ABBREVIATIONS`), after
 a word of :data:`ABBREVIATIONS_BEFORE_NUMBER` when a digit follows (``No. 5``), after
@@ -33,6 +35,8 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from verity.aliases import AliasMatcher
+from verity.normalize import normalize
 from verity.text import char_class
 
 __all__ = [
@@ -131,8 +135,12 @@ _MARKS = char_class(lambda c: unicodedata.category(c) in ("Mn", "Mc"))
 _INITIALS = re.compile(r"(?:[^\W\d_][" + _MARKS + r"]*\.-?)*[^\W\d_][" + _MARKS + "]*")
 
 
-def split_sentences(text: str) -> list[str]:
-    """Split ``text`` into sentences, each stripped of surrounding whitespace; no empty ones."""
+def split_sentences(text: str, matcher: AliasMatcher | None = None) -> list[str]:
+    """Split ``text`` into sentences, each stripped of surrounding whitespace; no empty ones.
+
+    With ``matcher``, a full stop before a lowercase word is a boundary when an entity
+    mention starts at that word; without one the segmentation is exactly as before.
+    """
     cuts: list[int] = []
     for match in _candidates(text):
         kind = match.lastgroup
@@ -141,7 +149,7 @@ def split_sentences(text: str) -> list[str]:
         elif kind == "hclose" or kind == "hard":
             if _hard_boundary(text, match):
                 cuts.append(match.end())
-        elif _soft_boundary(text, match):
+        elif _soft_boundary(text, match, matcher):
             cuts.append(match.end())
     sentences: list[str] = []
     start = 0
@@ -167,14 +175,23 @@ def _hard_boundary(text: str, match: re.Match[str]) -> bool:
     return not (match.group("hclose") and text[end : end + 1] in ("と", "っ"))
 
 
-def _soft_boundary(text: str, match: re.Match[str]) -> bool:
+def _entity_starts(after: str, matcher: AliasMatcher | None) -> bool:
+    """True when an entity mention of ``matcher`` starts ``after`` (raw text)."""
+    if matcher is None or matcher.regex is None:
+        return False
+    return matcher.regex.match(normalize(after[:256])) is not None
+
+
+def _soft_boundary(text: str, match: re.Match[str], matcher: AliasMatcher | None = None) -> bool:
     term = match.group("soft")
     end = match.end()
     after = text[end : end + 40].lstrip().lstrip(_OPENERS)
     if not after:
         return True  # end of text (or only openers): nothing to glue to
     first = after[0]
-    if first.islower():
+    if first.islower() and not (
+        term == "." and _entity_starts(text[end:].lstrip().lstrip(_OPENERS), matcher)
+    ):
         return False
     if term != ".":
         return True  # ! ? runs and ellipses

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verity.answer import join_sentences
 from verity.claims import Claim, Narration, ParsedClaim, parse_narration
 from verity.errors import InputError
 from verity.gate_error import GateError
@@ -30,7 +31,7 @@ def _run_gates(claim: Claim, graph: EvidenceGraph, gates: tuple[Gate, ...]) -> l
             for f in gate.check(claim, graph):
                 errors.append(
                     GateError(
-                        gate=gate.name,
+                        gate=f.gate or gate.name,
                         code=f.code,
                         message=f.message,
                         expected=f.expected,
@@ -162,7 +163,7 @@ def verify(
     results = _verdicts(parsed.claims, g, gates)
     verdicts = [v for v, _ in results]
     shipped = [c for v, c in results if v.passed and c is not None]
-    answer = " ".join(c.text.strip() for c in shipped) if shipped else REFUSAL
+    answer = join_sentences([c.text for c in shipped]) if shipped else REFUSAL
     return Report.model_construct(
         graph_id=g.graph_id,
         profile=profile,

@@ -35,6 +35,7 @@ from verity import (
     load_graph,
     verify,
 )
+from verity.answer import join_sentences
 from verity.gates import Finding, Gate, gates_for
 from verity.graph import EvidenceGraph
 from verity.report import Report
@@ -58,7 +59,7 @@ def _report_invariants(report: Report, items: int) -> None:
     if report.refused:
         assert report.answer == REFUSAL
     else:
-        assert report.answer == " ".join(c.text.strip() for c in report.shipped)
+        assert report.answer == join_sentences([c.text for c in report.shipped])
     assert report.summary.passed == len(passing)
     assert report.summary.all_claims_verified == (
         bool(report.claims) and not report.summary.removed
@@ -243,7 +244,7 @@ def test_check_answer_raises_only_input_errors(answer: Any, items: Any) -> None:
         return
     kept = [c.text for c in result.claims if c.supported]
     assert result.refused == (not kept)
-    assert result.answer == (" ".join(kept) if kept else REFUSAL)
+    assert result.answer == (join_sentences(kept) if kept else REFUSAL)
     assert result.unsupported_claims_removed == len(result.claims) - len(kept)
     json.dumps(result.to_dict())
 

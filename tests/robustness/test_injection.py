@@ -24,6 +24,8 @@ from hypothesis import strategies as st
 from tests.helpers import card_small_claim
 from tests.robustness.strategies import CARD_SMALL, INJECTIONS, ROBUST, well_typed_claims
 from verity import MAX_CLAIM_TEXT, load_graph, verify
+from verity.align_v3 import reader_issue
+from verity.gates import _READER_CODES
 from verity.report import ClaimVerdict
 
 GRAPH = load_graph(CARD_SMALL)
@@ -64,8 +66,11 @@ def _inject(text: str, payload: str, where: str) -> str:
 
 
 def _neutral_like(payload: str) -> str:
+    """Filler with as many words as the payload, starting with a capital where it does (so
+    that the segmenter splits it off the same way)."""
     count = max(1, len(payload.split()))
-    return " ".join(NEUTRAL[i % len(NEUTRAL)] for i in range(count)) + "."
+    filler = " ".join(NEUTRAL[i % len(NEUTRAL)] for i in range(count)) + "."
+    return filler.capitalize() if payload[:1].isupper() else filler
 
 
 WHERE = st.sampled_from(["before", "after", "inline", "replace"])
@@ -140,7 +145,11 @@ def test_a_claim_that_only_repeats_an_instruction_is_unsupported(payload: str) -
     claim = {**GOOD, "text": payload, "entities": [], "numbers": []}
     verdict = _verdict(claim, "strict")
     assert not verdict.passed
-    assert "polarity.unsupported_sentence" in _codes(verdict)
+    # A payload that hides text (invisible characters, markup) is refused as unreadable
+    # before any support is looked for; any other is simply unsupported.
+    issue = reader_issue(payload)
+    expected = _READER_CODES[issue[0]][0] if issue else "polarity.unsupported_sentence"
+    assert expected in _codes(verdict)
 
 
 def test_payload_aliases_are_only_names() -> None:

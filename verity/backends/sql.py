@@ -234,6 +234,7 @@ class _Node:
     query: str
     row: int
     edges: list[tuple[str, str]]
+    required: list[str]
 
 
 class _Builder:
@@ -340,6 +341,9 @@ class _Builder:
         _check_statement(statement, numbers, where, query.name)
         edges = [(e.relation, e.target_template.format_map(id_fields)) for e in query.edges]
         data = {"query": query.name, "row": {k: _json_cell(v) for k, v in row.items()}}
+        required = [
+            " ".join(t.format_map(statement_fields).split()) for t in query.required_templates
+        ]
         return _Node(
             node_id,
             query.node_type,
@@ -350,6 +354,7 @@ class _Builder:
             query.name,
             index + 1,
             edges,
+            list(dict.fromkeys(required)),
         )
 
     @staticmethod
@@ -401,16 +406,17 @@ class _Builder:
                         query=node.query,
                     )
             names = list(dict.fromkeys([*node.row_entities, *mentioned]))
-            out.append(
-                {
-                    "id": node.id,
-                    "type": node.type,
-                    "statement": node.statement,
-                    "entities": names,
-                    "numbers": node.numbers,
-                    "data": node.data,
-                }
-            )
+            item: dict[str, Any] = {
+                "id": node.id,
+                "type": node.type,
+                "statement": node.statement,
+                "entities": names,
+                "numbers": node.numbers,
+                "data": node.data,
+            }
+            if node.required:
+                item["required_spans"] = node.required
+            out.append(item)
         return out
 
     def edge_list(self) -> list[dict[str, str]]:

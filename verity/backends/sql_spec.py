@@ -261,6 +261,9 @@ class QuerySpec(_Model):
     sql: Annotated[str, StringConstraints(min_length=1, max_length=20000)]
     id_template: Template
     statement_template: Template
+    #: Parts of ``statement_template`` (each a substring of it) that a claim may not
+    #: drop: the scope or condition the statement's truth depends on.
+    required_templates: list[Template] = Field(default_factory=list)
     entities: list[EntityColumn] = Field(default_factory=list)
     numbers: list[NumberColumn] = Field(default_factory=list)
     edges: list[EdgeSpec] = Field(default_factory=list)
@@ -293,6 +296,11 @@ class QuerySpec(_Model):
             seen.add(name)
         if not self.statement_template.rstrip().endswith("."):
             raise ValueError("statement_template must end with a full stop")
+        for required in self.required_templates:
+            if not required.strip() or required not in self.statement_template:
+                raise ValueError(
+                    f"required template {required!r} is not a part of statement_template"
+                )
         return self
 
     @property

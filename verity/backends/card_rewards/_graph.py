@@ -23,6 +23,11 @@ states exactly the node's ``numbers``, displayed as :mod:`._format` describes):
   category needing the smallest change is reported, up to :data:`MAX_THRESHOLD_SPEND`
   (a move that would pay with any extra spend at all states no level and is left out).
 
+Each node also lists its ``required_spans``: the parts of its statement that a claim
+may not drop because the statement's truth depends on them (the plan's scope and its
+cards, a cap, a tie, a fee condition, the move and condition of a threshold, the
+annual period of a spend).
+
 Statements are worded for the v2 predicate: a faithful claim can reuse their words
 with small gaps, and two money amounts in one statement are separated by at least
 four words, so that no claim can put one amount in the other's place by skipping
@@ -96,8 +101,9 @@ def _node(
     entities: Sequence[str],
     numbers: Sequence[str],
     data: Mapping[str, Any],
+    required: Sequence[str] = (),
 ) -> Node:
-    return {
+    node: Node = {
         "id": node_id,
         "type": node_type,
         "statement": statement,
@@ -105,6 +111,9 @@ def _node(
         "numbers": list(dict.fromkeys(numbers)),
         "data": dict(data),
     }
+    if required:
+        node["required_spans"] = list(dict.fromkeys(required))
+    return node
 
 
 def _edge(source: str, target: str, relation: str) -> Edge:
@@ -152,10 +161,8 @@ def _objective(ctx: _Ctx) -> Node:
     sol = ctx.solution
     net, rewards, fees = money(sol.net), money(sol.rewards), money(sol.fees)
     held = [c.id for c in sol.held]
-    statement = (
-        f"{_PLAN_PHRASE[sol.goal]} nets {net} a year holding {join_words(held)}, "
-        f"earning {rewards} in rewards and paying {fees} in fees."
-    )
+    scope, holding = _PLAN_PHRASE[sol.goal], f"nets {net} a year holding {join_words(held)}"
+    statement = f"{scope} {holding}, earning {rewards} in rewards and paying {fees} in fees."
     profile = sol.profile
     data = {
         "goal": sol.goal,
@@ -170,7 +177,9 @@ def _objective(ctx: _Ctx) -> Node:
         "net": _dollars(sol.net),
         "illustrative_catalog": ctx.catalog.illustrative,
     }
-    return _node("objective", "OBJECTIVE", statement, held, [net, rewards, fees], data)
+    return _node(
+        "objective", "OBJECTIVE", statement, held, [net, rewards, fees], data, [scope, holding]
+    )
 
 
 def _cap_phrase(seg: Segment) -> str:
@@ -184,7 +193,8 @@ def _segment(piece: Piece) -> Node:
     amount, rate, value = money(piece.amount), multiplier(seg.rate), money(piece.value)
     numbers = [amount, rate, value]
     where = _cap_phrase(seg)
-    statement = f"{seg.card.id} gets {amount} on {seg.category} at {rate}{where}, worth {value}."
+    placed = f"gets {amount} on {seg.category}"
+    statement = f"{seg.card.id} {placed} at {rate}{where}, worth {value}."
     data = {
         "card": seg.card.id,
         "category": seg.category,
@@ -202,6 +212,7 @@ def _segment(piece: Piece) -> Node:
         [seg.card.id, seg.category],
         numbers,
         data,
+        [placed, where.strip()] if where else [placed],
     )
 
 
@@ -227,6 +238,7 @@ def _winner(ctx: _Ctx, category: str) -> tuple[Node, list[Edge]]:
     if len(ranked) == 1:
         statement = f"{winner.id} wins {category} at {win_text} as the only card held."
         entities, numbers = [winner.id, category], [win_text]
+        required = [f"wins {category}", "as the only card held"]
     else:
         runner = ranked[1]
         run_pct = runner.effective_percent(runner.rates[category])
@@ -236,6 +248,9 @@ def _winner(ctx: _Ctx, category: str) -> tuple[Node, list[Edge]]:
             f"{winner.id} wins {category} at {win_text}, {relation} {runner.id} at {run_text}."
         )
         entities, numbers = [winner.id, category, runner.id], [win_text, run_text]
+        required = [f"wins {category}"]
+        if run_pct == win_pct:  # a tie qualifies the win: it may not be dropped
+            required.append(f"{relation} {runner.id} at {run_text}")
         data.update(
             runner_up=runner.id,
             runner_up_rate=float(runner.rates[category]),
@@ -243,7 +258,7 @@ def _winner(ctx: _Ctx, category: str) -> tuple[Node, list[Edge]]:
             tied=run_pct == win_pct,
         )
     node_id = f"winner:{category}"
-    node = _node(node_id, "WINNER_BY_CATEGORY", statement, entities, numbers, data)
+    node = _node(node_id, "WINNER_BY_CATEGORY", statement, entities, numbers, data, required)
     pieces = ctx.pieces_of(category)
     edges = [_edge(node_id, _segment_id(pieces[0]), "first_dollar_to")] if pieces else []
     return node, edges
@@ -263,10 +278,8 @@ def _cap_hits(ctx: _Ctx, category: str) -> tuple[list[Node], list[Edge]]:
         nxt = overflow[0]
         cap, amount, rate = money(seg.limit), money(nxt.amount), multiplier(nxt.segment.rate)
         target = nxt.segment.card.id
-        statement = (
-            f"{seg.card.id} hits its {cap} cap on {category}, "
-            f"so the next {amount} goes to {target} at {rate}."
-        )
+        hits = f"hits its {cap} cap on {category}"
+        statement = f"{seg.card.id} {hits}, so the next {amount} goes to {target} at {rate}."
         node_id = f"cap_hit:{seg.card.id}:{category}"
         data = {
             "card": seg.card.id,
@@ -284,6 +297,7 @@ def _cap_hits(ctx: _Ctx, category: str) -> tuple[list[Node], list[Edge]]:
                 [seg.card.id, category, target],
                 [cap, amount, rate],
                 data,
+                [hits],
             )
         )
         edges.append(_edge(node_id, _segment_id(piece), "caps"))
@@ -322,16 +336,12 @@ def _fee_break_even(ctx: _Ctx, card: Card) -> tuple[Node, list[Edge]]:
     break_even: Decimal | None = None
     if net >= 0 and gain > 0:
         break_even = card.annual_fee * card_spend / gain
-        statement = (
-            f"{card.id} pays for itself after {money(break_even)} of spend against its {fee} "
-            f"fee, so {card.id} adds {money(net)} net of the fee."
-        )
+        condition = f"pays for itself after {money(break_even)} of spend against its {fee} fee"
+        statement = f"{card.id} {condition}, so {card.id} adds {money(net)} net of the fee."
         numbers = [money(break_even), fee, money(net)]
     else:
-        statement = (
-            f"{card.id} costs {fee} a year and earns {money(gain)} beyond the rest of the plan, "
-            f"so {card.id} falls short of the fee by {money(-net)}."
-        )
+        condition = f"costs {fee} a year and earns {money(gain)} beyond the rest of the plan"
+        statement = f"{card.id} {condition}, so {card.id} falls short of the fee by {money(-net)}."
         numbers = [fee, money(gain), money(-net)]
     node_id = f"fee_break_even:{card.id}"
     data = {
@@ -343,7 +353,7 @@ def _fee_break_even(ctx: _Ctx, card: Card) -> tuple[Node, list[Edge]]:
         "break_even_spend": None if break_even is None else _dollars(break_even),
         "baseline": [c.id for c in baseline],
     }
-    node = _node(node_id, "FEE_BREAK_EVEN", statement, [card.id], numbers, data)
+    node = _node(node_id, "FEE_BREAK_EVEN", statement, [card.id], numbers, data, [condition])
     return node, [_edge(node_id, _segment_id(p), "earned_on") for p in own]
 
 
@@ -418,9 +428,13 @@ def _crossing(ctx: _Ctx, move: _Move, category: str) -> Decimal | None:
     return found
 
 
-def _threshold_statement(move: _Move, category: str, level: Decimal) -> str:
+def _threshold_condition(move: _Move, category: str, level: Decimal) -> str:
     verb = "reaches" if move.upward else "falls to"
-    return f"{move.phrase} would start to pay once spending on {category} {verb} {money(level)}."
+    return f"once spending on {category} {verb} {money(level)}"
+
+
+def _threshold_statement(move: _Move, category: str, level: Decimal) -> str:
+    return f"{move.phrase} would start to pay {_threshold_condition(move, category, level)}."
 
 
 def _thresholds(ctx: _Ctx) -> list[Node]:
@@ -462,6 +476,7 @@ def _thresholds(ctx: _Ctx) -> list[Node]:
                 [*cards, category],
                 [money(level)],
                 data,
+                [move.phrase, _threshold_condition(move, category, level)],
             )
         )
     return nodes
@@ -476,6 +491,7 @@ def _basis_assumptions(catalog: Catalog) -> list[Node]:
             [],
             [],
             {"kind": "basis", "basis": "annual", "currency": "USD"},
+            ["annual amounts in US dollars"],
         ),
         _node(
             "assumption:illustrative_catalog",
@@ -497,6 +513,7 @@ def _spend_assumptions(spend: Mapping[str, Decimal]) -> list[Node]:
             [category],
             [money(spend[category])],
             {"kind": "spend", "category": category, "spend": _dollars(spend[category])},
+            [f"Annual spending on {category}"],
         )
         for category in CATEGORIES
     ]

@@ -1,0 +1,177 @@
+"""Expand the adversarial fixtures into narrations and judge them; shared by the tests and
+``run.py``.
+
+Structured cases (``structured_attacks.json``, ``structured_controls.json``) name a graph
+(``card/<file>`` or ``sql/sample``) and claims with ``type``, ``text`` and ``cite``.
+Entities and numbers are declared the way a careful narrator (or attacker) would: the
+entity ids the text mentions, and for each number the text mentions the allowed string of
+the same value stated by a cited node (else any allowed string of that value, else the
+text as written). A claim may list ``entities`` or ``numbers`` itself.
+
+Only public API is used, so that the same harness measures an older checkout
+(``PYTHONPATH=OLD python benchmarks/adversarial/run.py --root OLD``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import verity
+from verity.normalize import normalize
+from verity.numbers import NUMBER_RE, number_value, value_of_match
+from verity.segment import split_sentences
+
+HERE = Path(__file__).resolve().parent
+
+
+def load(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((HERE / name).read_text("utf-8"))
+    return data
+
+
+@cache
+def graph(ref: str, root: str) -> verity.EvidenceGraph:
+    """A fixture's graph: ``card/<file>`` from ``root``'s checked-in graphs, or ``sql/sample``."""
+    kind, _, name = ref.partition("/")
+    if kind == "card":
+        return verity.load_graph(Path(root) / "evidence_graphs" / "card_rewards" / f"{name}.json")
+    if ref == "sql/sample":
+        from verity.backends.sql import graph_from_sample
+
+        return graph_from_sample()
+    raise ValueError(f"unknown graph reference {ref!r}")
+
+
+def _masked_numbers(text: str, g: verity.EvidenceGraph) -> list[Any]:
+    normalized = normalize(text)
+    for m in g.matcher.find(normalized):
+        normalized = normalized[: m.start] + " " * (m.end - m.start) + normalized[m.end :]
+    return [value_of_match(m) for m in NUMBER_RE.finditer(normalized)]
+
+
+def declare(claim: Mapping[str, Any], g: verity.EvidenceGraph, index: int) -> dict[str, Any]:
+    """The full claim of a fixture claim, with entities and numbers declared."""
+    text = claim["text"]
+    cited = list(claim["cite"])
+    entities = claim.get("entities")
+    if entities is None:
+        entities = list(dict.fromkeys(m.entity_id for m in g.matcher.find(normalize(text))))
+    numbers = claim.get("numbers")
+    if numbers is None:
+        numbers = []
+        cited_numbers = [n for i in cited if i in g.nodes for n in g.nodes[i].numbers]
+        allowed = sorted(g.allowed_numbers)
+        for value in _masked_numbers(text, g):
+            same = [n for n in cited_numbers if _same(n, value)] or [
+                n for n in allowed if _same(n, value)
+            ]
+            if same and same[0] not in numbers:
+                numbers.append(same[0])
+    return {
+        "id": f"c{index + 1}",
+        "type": claim["type"],
+        "text": text,
+        "cited_evidence_ids": cited,
+        "entities": list(entities),
+        "numbers": list(numbers),
+    }
+
+
+def _same(declared: str, value: Any) -> bool:
+    v = number_value(declared)
+    return v is not None and bool(v.matches(value))
+
+
+def narration(case: Mapping[str, Any], root: str) -> tuple[verity.EvidenceGraph, dict[str, Any]]:
+    g = graph(case["graph"], root)
+    claims = [declare(c, g, i) for i, c in enumerate(case["claims"])]
+    return g, {"graph_id": g.graph_id, "claims": claims}
+
+
+def cross_claim_sentences(report: verity.Report, g: verity.EvidenceGraph) -> list[str]:
+    """Sentences of the shipped answer that lie inside no single shipped claim's text."""
+    if report.refused:
+        return []
+    texts = [normalize(" ".join(c.text.split())) for c in report.shipped]
+    out = []
+    for sentence in _split(report.answer, g):
+        key = normalize(" ".join(sentence.split())).rstrip(".!? ")
+        if not any(key in t for t in texts):
+            out.append(sentence)
+    return out
+
+
+def _split(text: str, g: verity.EvidenceGraph) -> list[str]:
+    try:
+        return split_sentences(text, g.matcher)  # type: ignore[call-arg]
+    except TypeError:  # an older checkout: no entity-aware segmenter
+        return split_sentences(text)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one structured case fared under one profile."""
+
+    id: str
+    group: str
+    shipped: int
+    claims: int
+    cross_claim: tuple[str, ...]
+    codes: tuple[str, ...]
+    false_shipped: int
+
+    @property
+    def escaped(self) -> bool:
+        """For an attack: something false shipped (a false claim, or a sentence across claims)."""
+        return self.false_shipped > 0 or bool(self.cross_claim)
+
+    @property
+    def all_shipped(self) -> bool:
+        """For a control: every claim shipped."""
+        return self.shipped == self.claims
+
+
+def judge(case: Mapping[str, Any], profile: str, root: str, *, group_key: str) -> Outcome:
+    g, n = narration(case, root)
+    report = verity.verify(g, n, profile=profile)
+    # A cross-claim splice is an escape only when the joined sentence is not itself a claim.
+    cross = tuple(cross_claim_sentences(report, g)) if len(report.shipped) > 1 else ()
+    codes = tuple(sorted({e.code for v in report.claims for e in v.errors}))
+    # Which claims are false on their own: all of them unless the case says otherwise
+    # (a cross-claim splice is false only when joined).
+    false = set(case.get("false_claims", range(len(n["claims"]))))
+    false_shipped = sum(1 for c in report.shipped if int(c.id[1:]) - 1 in false)
+    return Outcome(
+        case["id"], case[group_key], len(report.shipped), len(n["claims"]), cross, codes,
+        false_shipped,
+    )
+
+
+def judge_all(
+    cases: Iterable[Mapping[str, Any]], profile: str, root: str, *, group_key: str
+) -> list[Outcome]:
+    return [judge(c, profile, root, group_key=group_key) for c in cases]
+
+
+# --- free text ---------------------------------------------------------------------------
+
+
+def answer_checker(name: str) -> Callable[[str, Sequence[Mapping[str, str]]], bool]:
+    """``check_answer``-style acceptance: True when the whole answer survives unchanged."""
+
+    def accepts(answer: str, passages: Sequence[Mapping[str, str]]) -> bool:
+        result = verity.check_answer(answer, list(passages))
+        return not result.refused and result.unsupported_claims_removed == 0
+
+    return accepts
+
+
+def freetext_passages(data: Mapping[str, Any], item: Mapping[str, Any]) -> list[dict[str, str]]:
+    by_id = {p["id"]: p["text"] for p in data["passages"]}
+    ids = item.get("passages") or [item.get("passage") or item["passage_id"]]
+    return [{"id": i, "text": by_id[i]} for i in ids]
