@@ -11,7 +11,7 @@ Files written to the output directory:
   best-of policy. Also built from the summary alone.
 - ``timing.json``: latency and throughput; the only file that depends on the clock.
 - ``survival.png`` and ``failing_by_gate.png`` (matplotlib, Agg backend), when
-  matplotlib is installed (``verity[bench]``).
+  matplotlib is installed (``verity-evidence[bench]``).
 
 Results from simulated narrators are marked ``(simulated)`` wherever a narrator is named.
 """
