@@ -50,6 +50,19 @@ def _short(text: str, limit: int = 100) -> str:
     return one_line(text, limit)
 
 
+#: Error codes whose ``expected`` lists the nearest valid values.
+SUGGESTING_CODES = frozenset({"evidence.unknown_id", "entity.not_allowed", "number.not_allowed"})
+
+
+def _did_you_mean(err: Any) -> str:
+    """`` (did you mean 'a' or 'b'?)`` for an error that carries suggestions, else ""."""
+    expected = err.expected
+    if err.code not in SUGGESTING_CODES or not isinstance(expected, list) or not expected:
+        return ""
+    shown = " or ".join(repr(one_line(str(x), 40)) for x in expected[:3])
+    return f" (did you mean {shown}?)"
+
+
 def render_report(report: Report) -> str:
     """A readable per-claim summary of a report."""
     s = report.summary
@@ -63,7 +76,7 @@ def render_report(report: Report) -> str:
         text = verdict.text or ""
         lines.append(f"  {mark} {verdict.id} [{kind}] {_short(text)}".rstrip())
         for err in verdict.errors:
-            lines.append(f"       {err.code}: {_short(err.message, 160)}")
+            lines.append(f"       {err.code}: {_short(err.message, 160)}{_did_you_mean(err)}")
     failing = ", ".join(f"{k} {v}" for k, v in s.failing_by_gate.items() if v)
     if failing:
         lines.append(f"failing claims by gate: {failing}")
