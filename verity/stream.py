@@ -40,7 +40,7 @@ START_METHODS: tuple[str, ...] = ("fork", "spawn")
 
 
 #: Formats of files that sit beside graphs (``examples/``) and are not graphs.
-_NOT_GRAPHS = frozenset({"verity.narration/1", "verity.report/1"})
+_NOT_GRAPHS = frozenset({"verity.narration/1", "verity.report/1", "verity.sql_spec/1"})
 
 
 def _other_format(path: Path) -> bool:
@@ -52,7 +52,7 @@ def _other_format(path: Path) -> bool:
 def load_graph_dir(directory: str | Path) -> dict[str, EvidenceGraph]:
     """Every ``*.json`` graph under ``directory`` (recursively), by graph id.
 
-    Files of another verity format (narrations, reports) are skipped, so a
+    Files of another verity format (narrations, reports, SQL specs) are skipped, so a
     folder such as ``examples/`` works; any other file must be a valid graph.
     """
     root = Path(directory)

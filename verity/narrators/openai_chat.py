@@ -305,8 +305,8 @@ class _ChatNarrator:
         self._sleep = sleep  # the synchronous narrator's pause between retries
         self._notify = notify
         if client is None:
-            given = base_url if base_url is not None else os.environ.get("OPENAI_BASE_URL")
-            base_url = check_base_url(given) if given else None
+            given = base_url if base_url is not None else os.environ.get("OPENAI_BASE_URL") or None
+            base_url = check_base_url(given) if given is not None else None
         elif base_url is None:
             base_url = str(getattr(client, "base_url", "") or "") or None
         self._s = _Settings(
