@@ -23,7 +23,10 @@ def read_json_arg(arg: str, what: str) -> Any:
     """The JSON of the file ``arg`` names, or of standard input when it is ``-``."""
     if arg != "-":
         return read_json(arg, what)
-    data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    try:
+        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    except (OSError, ValueError) as exc:  # closed or unreadable stdin
+        raise InputError(f"{what}: standard input cannot be read ({exc})") from None
     if len(data) > MAX_INPUT_BYTES:
         raise InputError(f"{what} on standard input is over the {MAX_INPUT_BYTES}-byte limit")
     try:
