@@ -209,3 +209,32 @@ def test_help_texts_list_the_choices(capsys: pytest.CaptureFixture[str]) -> None
             assert word in text, (command, word)
     assert _status(["--help"]) == 0
     assert "4 the narrator could not be reached" in " ".join(capsys.readouterr().out.split())
+
+
+def test_text_report_shows_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:
+    # Suggestions were only in --json (`expected`).
+    assert main(["verify", str(GRAPH), str(NARRATION)]) == 1
+    out = capsys.readouterr().out
+    assert "number '$6,250' is not an allowed number string (did you mean '$6,250.00'?)" in out
+
+
+def test_sql_spec_example_follows_its_schema_and_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads((ROOT / "schemas" / "sql_spec.schema.json").read_text("utf-8"))
+    for spec in (EXAMPLES / "sales.spec.json", ROOT / "verity/data/sql/sample_sales.spec.json"):
+        Draft202012Validator(schema).validate(json.loads(spec.read_text("utf-8")))
+    out = tmp_path / "sales.json"
+    assert (
+        main(["graph-from-sql", "--spec", str(EXAMPLES / "sales.spec.json"), "--out", str(out)])
+        == 0
+    )
+    graph = json.loads(out.read_text("utf-8"))
+    assert graph["graph_id"] == "example-sales" and len(graph["nodes"]) == 5
+
+
+def test_default_output_folders_are_ignored() -> None:
+    ignored = (ROOT / ".gitignore").read_text("utf-8").split()
+    assert "bench_results/" in ignored and "verity-demo/" in ignored
