@@ -135,8 +135,7 @@ def run(args: argparse.Namespace) -> int:
     if options and not any(s.startswith("openai:") for s in args.narrators):
         raise InputError("--base-url, --api-key-env, --response-format, --timeout, --retries "
                          "and --max-tokens need an openai narrator")
-    if options:
-        options["notify"] = _notes
+    options["notify"] = _notes  # make_narrator hands openai options to openai narrators only
     _confirm(args, _graph_count(args))
     graphs = find_graphs(args.graphs, args.limit, build_dir=Path(args.out) / "graphs",
                          log=sys.stderr)

@@ -101,10 +101,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def build_narrator(args: argparse.Namespace, *, seed: bool = True) -> Narrator:
     """The narrator the arguments ask for, recording when ``--record`` is given."""
     options = openai_options(args)
-    if options:
-        if not args.narrator.startswith("openai:"):
-            flags = ", ".join("--" + k.replace("_", "-") for k in _given_flags(args))
-            raise InputError(f"{flags} apply to openai:MODEL narrators only")
+    if options and not args.narrator.startswith("openai:"):
+        flags = ", ".join("--" + k.replace("_", "-") for k in _given_flags(args))
+        raise InputError(f"{flags} apply to openai:MODEL narrators only")
+    if args.narrator.startswith("openai:"):
         options["notify"] = stderr_notes
     narrator = narrator_from_spec(
         args.narrator, seed=getattr(args, "seed", None) if seed else None, **options
