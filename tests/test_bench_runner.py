@@ -167,7 +167,7 @@ def test_summary_and_report_hold_no_timings_or_paths(uninterrupted: Path) -> Non
         assert word not in text
     report = (uninterrupted / "report.md").read_text()
     assert "(simulated)" in report
-    assert "cf. Table 2" in report and "cf. Table 3" in report and "cf. Table 7" in report
+    assert "### Paired change after repair" in report and "Table 2" not in report
     timing = json.loads((uninterrupted / "timing.json").read_text())
     assert timing["overall"]["narrator_calls"] > 0
     assert timing["overall"]["instances_timed"] == 9

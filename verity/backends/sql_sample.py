@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import random
 import sqlite3
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -197,10 +198,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.dump is None and args.sqlite is None:
         parser.error("give --dump PATH and/or --sqlite PATH")
     text = sample_dump()
-    if args.dump is not None:
-        args.dump.write_text(text, encoding="utf-8")
-    if args.sqlite is not None:
-        create_sqlite(args.sqlite, text)
+    try:
+        if args.sqlite is not None and args.sqlite.exists():
+            raise FileExistsError(f"{args.sqlite} already exists; remove it or choose another path")
+        if args.dump is not None:
+            args.dump.write_text(text, encoding="utf-8")
+        if args.sqlite is not None:
+            create_sqlite(args.sqlite, text)
+    except (OSError, sqlite3.Error) as exc:
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        where = f"{exc.filename}: " if isinstance(exc, OSError) and exc.filename else ""
+        print(f"sql_sample: error: {where}{detail}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -57,6 +57,11 @@ class Progress:
                 f"{speed} elapsed {format_duration(elapsed)} "
                 f"ETA {format_duration(eta) if left else '0:00'}")
 
+    def start(self) -> None:
+        """Show the bar at 0 before the first item finishes (a first item can take minutes)."""
+        self.stream.write(("\r" if self._tty else "") + self.line() + ("" if self._tty else "\n"))
+        self.stream.flush()
+
     def update(self, n: int = 1) -> None:
         """Count ``n`` more finished items and redraw (or log) when due."""
         self.done += n

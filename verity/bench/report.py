@@ -11,7 +11,7 @@ Files written to the output directory:
   best-of policy. Also built from the summary alone.
 - ``timing.json``: latency and throughput; the only file that depends on the clock.
 - ``survival.png`` and ``failing_by_gate.png`` (matplotlib, Agg backend), when
-  matplotlib is installed (``verity[bench]``).
+  matplotlib is installed (``verity-evidence[bench]``).
 
 Results from simulated narrators are marked ``(simulated)`` wherever a narrator is named.
 """
@@ -249,6 +249,23 @@ def _outcome_table(summary: Mapping[str, Any]) -> list[str]:
     return _table(head, rows)
 
 
+#: Fewer bootstrap clusters than this make the report warn that Sig. is unreliable.
+MIN_CLUSTERS = 10
+
+
+def _few_clusters_warning(summary: Mapping[str, Any], profile: str) -> list[str]:
+    counts = [
+        iv["clusters"]
+        for c in summary["comparisons"] if c["profile"] == profile
+        for iv in (c["survival"], c["shipped"]) if iv.get("clusters") is not None
+    ]
+    if not counts or min(counts) >= MIN_CLUSTERS:
+        return []
+    return ["", f"**Warning:** some intervals rest on only {min(counts)} clusters. A percentile "
+            f"bootstrap over fewer than {MIN_CLUSTERS} clusters has too few distinct resamples "
+            "to cover reliably: read Sig. as indicative, not as a test."]
+
+
 def render_markdown(summary: Mapping[str, Any], figures: Sequence[str] = ()) -> str:
     """report.md from the summary alone."""
     b = summary["bootstrap"]
@@ -277,14 +294,14 @@ def render_markdown(summary: Mapping[str, Any], figures: Sequence[str] = ()) -> 
                 "language model: they exercise the pipeline and do not measure any model."]
     for profile in summary["profiles"]:
         out += ["", f"## Profile {profile}", "",
-                "### Survival, shipped claims and failing claims per gate (cf. Table 2)", ""]
+                "### Survival, shipped claims and failing claims per gate", ""]
         out += _main_table(summary, profile)
-        out += ["", "### Paired change after repair (cf. Table 3)", ""]
+        out += ["", "### Paired change after repair", ""]
         out += _comparison_table(summary, profile, "repair")
         out += ["", "### Paired change between prompt variants", ""]
         out += _comparison_table(summary, profile, "variant")
-        out += ["", f"### Gate-4 messages per claim type at r{summary['repairs']} "
-                "(cf. Table 7)", "",
+        out += _few_clusters_warning(summary, profile)
+        out += ["", f"### Gate-4 messages per claim type at r{summary['repairs']}", "",
                 "Messages, not claims: a claim that misses two required node types carries "
                 "two messages.", ""]
         out += _gate4_table(summary, profile)
@@ -396,6 +413,13 @@ def _bar_groups(ax: Any, groups: Sequence[str], series: Sequence[_Series]) -> No
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
 
 
+def _pass_legend(p: str) -> str:
+    if p == "best":
+        return "best-of (per instance, the pass with more verified claims)"
+    k = int(p[1:])
+    return "r0: first narration" if k == 0 else f"r{k}: after repair pass {k}"
+
+
 def write_figures(summary: Mapping[str, Any], out_dir: Path) -> list[str]:
     """Write the PNG figures; return their file names ([] without matplotlib or data)."""
     plt = _pyplot()
@@ -411,7 +435,8 @@ def write_figures(summary: Mapping[str, Any], out_dir: Path) -> list[str]:
     fig, axes = plt.subplots(len(profiles), 1, figsize=size, squeeze=False)
     for ax, profile in zip(axes[:, 0], profiles, strict=True):
         present = [(n, v) for n, v in rows if (n, v, profile, "r0") in cells]
-        labels = [f"{_label(summary, n)}\n{v}" for n, v in present]
+        labels = [f"{_label(summary, n)}\n{v} (n={cells[(n, v, profile, 'r0')]['instances']})"
+                  for n, v in present]
         series: list[_Series] = []
         for p in passes:
             cs = [cells.get((n, v, profile, p)) for n, v in present]
@@ -419,7 +444,7 @@ def write_figures(summary: Mapping[str, Any], out_dir: Path) -> list[str]:
             errs = [(100 * (c["survival_ci"][0] or 0.0), 100 * (c["survival_ci"][1] or 0.0))
                     if c and c["survival_ci"][0] is not None else (v, v)
                     for c, v in zip(cs, values, strict=True)]
-            series.append((p if p != "best" else "best-of", values, errs))
+            series.append((_pass_legend(p), values, errs))
         _bar_groups(ax, labels, series)
         ax.set_title(f"Claim survival, profile {profile} (95% cluster bootstrap)", fontsize=9)
         ax.set_ylabel("passing / parsed claims (%)")
@@ -437,6 +462,10 @@ def write_figures(summary: Mapping[str, Any], out_dir: Path) -> list[str]:
                                                   for g in gates], None) for n, v, c in final]
         _bar_groups(ax, [_GATE_HEADS.get(g, g) for g in gates] or ["(none)"],
                     bars or [("none", [0.0], None)])
+        if not any(v for _, values, _ in bars for v in values):
+            ax.set_ylim(0, 1)
+            ax.text(0.5, 0.5, f"no failing claims at {last}", transform=ax.transAxes,
+                    ha="center", va="center", fontsize=10)
         ax.set_title(f"Distinct failing claims per gate at {last}, profile {profile}", fontsize=9)
         ax.set_ylabel("failing claims (once per gate)")
         ax.yaxis.get_major_locator().set_params(integer=True)

@@ -7,7 +7,13 @@ All records of an instance are written together in one append, flushed and fsync
 soon as it finishes, so killing the run loses at most the instances in flight.
 
 ``--resume`` reads the results file, drops a partial last line and the records of any
-incomplete instance (rewriting the file atomically), and skips every complete instance.
+incomplete instance (rewriting the file atomically, and saying what it dropped), and skips
+every complete instance.
+
+Graphs: ``--graphs DIR``, else ``evidence_graphs/card_rewards`` of the working directory
+or of the source checkout verity runs from; an installed copy has neither, so the graphs
+are solved with the card-rewards backend into the run's output directory
+(:func:`build_card_rewards_graphs`), byte for byte the files a checkout holds.
 Instances run in graph order, then narrator, then variant, so a run cut short still holds
 paired variants for the graphs it reached.
 """
@@ -53,6 +59,8 @@ __all__ = [
     "RepairFn",
     "RepairResult",
     "RunOutcome",
+    "build_card_rewards_graphs",
+    "card_rewards_graph_names",
     "default_graph_dir",
     "find_graphs",
     "instance_records",
@@ -142,21 +150,95 @@ def _check_names(what: str, given: Sequence[str], allowed: Sequence[str]) -> Non
         raise InputError(f"a {what} is named twice")
 
 
-def default_graph_dir() -> Path:
-    """``evidence_graphs/card_rewards`` under the working directory, else under the checkout."""
-    here = DEFAULT_GRAPHS
-    if here.is_dir():
-        return here
-    return Path(__file__).resolve().parents[2] / DEFAULT_GRAPHS
+def default_graph_dir() -> Path | None:
+    """``evidence_graphs/card_rewards`` of the working directory, else of the source checkout
+    this verity was imported from; None when neither exists (an installed copy)."""
+    if DEFAULT_GRAPHS.is_dir():
+        return DEFAULT_GRAPHS
+    root = Path(__file__).resolve().parents[2]
+    checkout = root / DEFAULT_GRAPHS
+    if (root / "pyproject.toml").is_file() and checkout.is_dir():
+        return checkout
+    return None
 
 
-def find_graphs(directory: str | Path | None = None, limit: int | None = None) -> list[Path]:
-    """The ``*.json`` graph files of ``directory`` in name order, at most ``limit``."""
-    d = Path(directory) if directory is not None else default_graph_dir()
-    if not d.is_dir():
-        raise InputError(f"graph directory {d} does not exist")
+def card_rewards_graph_names() -> list[str]:
+    """File names of every card-rewards graph (profile x goal), in name order."""
+    from verity.backends.card_rewards import GOALS, graph_file_name, load_profiles
+
+    return sorted(graph_file_name(p, g) for p in load_profiles() for g in GOALS)
+
+
+def build_card_rewards_graphs(
+    out_dir: str | Path, limit: int | None = None, *, log: TextIO | None = None
+) -> Path:
+    """Solve the first ``limit`` card-rewards graphs (name order) into ``out_dir``.
+
+    The files are what ``verity optimize --all`` writes (and what a checkout holds); a
+    file already holding the same bytes is left alone. Returns ``out_dir``.
+    """
+    from verity.backends.card_rewards import (
+        GOALS,
+        build_graph,
+        graph_file_name,
+        graph_json,
+        load_catalog,
+        load_profiles,
+        solve,
+    )
+
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create graph directory {out}: {exc.strerror or exc}") from None
+    wanted = card_rewards_graph_names()
+    chosen = set(wanted if limit is None else wanted[:limit])
+    if log is not None:
+        print(f"bench: solving {len(chosen)} card-rewards graphs into {out} (no "
+              f"{DEFAULT_GRAPHS} here)", file=log, flush=True)
+    catalog = load_catalog()
+    for profile in load_profiles():
+        for goal in GOALS:
+            name = graph_file_name(profile, goal)
+            if name not in chosen:
+                continue
+            text = graph_json(build_graph(catalog, solve(catalog, profile, goal)))
+            path = out / name
+            try:
+                if not path.is_file() or path.read_text("utf-8") != text:
+                    path.write_text(text, encoding="utf-8")
+            except OSError as exc:
+                raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return out
+
+
+def find_graphs(
+    directory: str | Path | None = None,
+    limit: int | None = None,
+    *,
+    build_dir: str | Path | None = None,
+    log: TextIO | None = None,
+) -> list[Path]:
+    """The ``*.json`` graph files of ``directory`` in name order, at most ``limit``.
+
+    Without ``directory``: :func:`default_graph_dir`, else the graphs solved into
+    ``build_dir`` (:func:`build_card_rewards_graphs`).
+    """
     if limit is not None and limit < 1:
         raise InputError("limit must be at least 1")
+    if directory is not None:
+        d = Path(directory)
+    else:
+        found = default_graph_dir()
+        if found is not None:
+            d = found
+        elif build_dir is not None:
+            d = build_card_rewards_graphs(build_dir, limit, log=log)
+        else:
+            raise InputError(f"no {DEFAULT_GRAPHS} directory here; pass --graphs DIR")
+    if not d.is_dir():
+        raise InputError(f"graph directory {d} does not exist")
     files = sorted(p for p in d.glob("*.json") if p.is_file())
     if not files:
         raise InputError(f"graph directory {d} holds no .json files")
@@ -316,12 +398,14 @@ def _atomic_write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def prepare_results(path: Path, *, resume: bool) -> dict[InstanceKey, list[BenchRecord]]:
+def prepare_results(
+    path: Path, *, resume: bool, log: TextIO | None = None
+) -> dict[InstanceKey, list[BenchRecord]]:
     """Ready the results file; return the complete instances already in it.
 
     Without ``resume`` the file must be absent or empty. With it, a partial last line
     and the records of incomplete instances are removed (the file is rewritten
-    atomically when anything is removed).
+    atomically when anything is removed, and ``log`` is told what was dropped).
     """
     if not path.exists():
         return {}
@@ -336,9 +420,18 @@ def prepare_results(path: Path, *, resume: bool) -> dict[InstanceKey, list[Bench
                          "or choose another --out")
     loaded = parse_record_lines(data, f"results file {path}")
     complete, incomplete = complete_instances(loaded.records)
-    if loaded.partial_tail or incomplete or sum(map(len, complete.values())) != len(
-        loaded.records
-    ):
+    kept_records = sum(map(len, complete.values()))
+    if loaded.partial_tail or incomplete or kept_records != len(loaded.records):
+        if log is not None:
+            torn = len(data) - loaded.valid_bytes
+            dropped = [f"a partial last line ({torn} bytes, a write cut short)"] * bool(
+                loaded.partial_tail
+            )
+            if len(loaded.records) != kept_records:
+                dropped.append(f"{len(loaded.records) - kept_records} records of "
+                               f"{len(incomplete)} incomplete instance(s), to be rerun")
+            print(f"bench: --resume dropped {' and '.join(dropped)} from {path}",
+                  file=log, flush=True)
         kept = "".join(record_line(r) for group in complete.values() for r in group)
         _atomic_write(path, kept.encode("utf-8"))
     return complete
@@ -427,12 +520,14 @@ def run_bench(
     report: bool = True,
     resamples: int = DEFAULT_RESAMPLES,
     figures: bool = True,
+    log: TextIO | None = None,
 ) -> RunOutcome:
     """Run every planned instance not already done, appending records as they finish.
 
     ``narrators`` maps specs to ready narrators (built from the specs otherwise);
     ``progress`` is the stream for the progress bar (None: no bar). With ``report``, the
-    report is rebuilt from the results file at the end.
+    report is rebuilt from the results file at the end. ``log`` gets one-line notes
+    (what ``--resume`` dropped).
     """
     out = Path(out_dir)
     try:
@@ -440,7 +535,7 @@ def run_bench(
     except OSError as exc:
         raise InputError(f"cannot create output directory {out}: {exc.strerror or exc}") from None
     results = out / RESULTS_FILE
-    done = prepare_results(results, resume=resume)
+    done = prepare_results(results, resume=resume, log=log)
     graphs = [load_graph(p) for p in plan.graphs]
     if len({g.graph_id for g in graphs}) != len(graphs):
         raise InputError("two graph files share a graph_id")
@@ -458,6 +553,10 @@ def run_bench(
     ]
     _check_settings(done, plan, {u.key for u in units})
     todo = [u for u in units if u.key not in done]
+    if log is not None:
+        print(f"bench: {len(graphs)} graphs x {len(plan.variants)} variants x "
+              f"{len(plan.narrators)} narrator(s) = {len(units)} instances, "
+              f"{len(units) - len(todo)} already done; results in {results}", file=log, flush=True)
 
     fn = repair_fn if repair_fn is not None else _default_repair_fn()
     locks = {spec: threading.Lock() for spec in plan.narrators
@@ -469,6 +568,8 @@ def run_bench(
                                 lock=locks.get(unit.spec))
 
     bar = Progress(len(todo), label="bench", stream=progress) if progress and todo else None
+    if bar is not None:
+        bar.start()
     appender = _Appender(results)
     ran = 0
 

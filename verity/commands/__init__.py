@@ -27,23 +27,47 @@ class Command(NamedTuple):
 
 
 COMMANDS: tuple[Command, ...] = (
-    Command("verify", "verify",
-            "verify a narration's claims against an evidence graph"),
-    Command("verify_stream", "verify-stream",
-            "verify narrations from a JSON Lines file (or - for stdin), one report line each"),
-    Command("graph_from_sql", "graph-from-sql",
-            "build an evidence graph from read-only SQL queries (default: the embedded sample)"),
-    Command("optimize", "optimize",
-            "solve the card-rewards optimizer for a spending profile and write its evidence graph"),
-    Command("check_answer", "check-answer",
-            "check each sentence of an answer against passages (v2 predicate)"),
-    Command("agreement", "agreement",
-            "rater agreement from a CSV of item,rater,label: raw, Cohen's and Fleiss' kappa"),
-    Command("narrate", "narrate",
-            "narrate an evidence graph with an LLM, verify its claims and repair once"),
-    Command("demo", "demo",
-            "optimize one card-rewards profile, narrate it with the local model, "
-            "verify and repair"),
-    Command("bench", "bench",
-            "run the paired benchmark (narrators x variants x profiles, one repair) and report"),
+    Command("verify", "verify", "verify a narration's claims against an evidence graph"),
+    Command(
+        "verify_stream",
+        "verify-stream",
+        "verify narrations from a JSON Lines file (or - for stdin), one report line each",
+    ),
+    Command(
+        "graph_from_sql",
+        "graph-from-sql",
+        "build an evidence graph from read-only SQL queries (default: the embedded sample)",
+    ),
+    Command(
+        "optimize",
+        "optimize",
+        "solve the card-rewards optimizer for a spending profile and write its evidence graph",
+    ),
+    Command(
+        "check_answer",
+        "check-answer",
+        "check each sentence of an answer against passages (v2 predicate)",
+    ),
+    Command(
+        "agreement",
+        "agreement",
+        "rater agreement from a CSV of item,rater,label: raw, Cohen's and Fleiss' kappa",
+    ),
+    Command(
+        "narrate",
+        "narrate",
+        "narrate an evidence graph with an LLM, verify its claims and repair the failing "
+        "ones (--repairs: 0 to 3 passes, default 1)",
+    ),
+    Command(
+        "demo",
+        "demo",
+        "optimize one card-rewards profile, narrate it (default: the local model), "
+        "verify and repair",
+    ),
+    Command(
+        "bench",
+        "bench",
+        "run the paired benchmark (narrators x variants x profiles, --repairs passes) and report",
+    ),
 )

@@ -8,14 +8,38 @@ from typing import Any
 from verity.display import one_line
 from verity.report import Report
 
-__all__ = ["exit_code", "print_json", "render_report"]
+__all__ = [
+    "EXIT_ALL_VERIFIED",
+    "EXIT_INPUT",
+    "EXIT_REFUSED",
+    "EXIT_TRIMMED",
+    "EXIT_UNREACHABLE",
+    "UNREACHABLE_CODES",
+    "exit_code",
+    "print_json",
+    "render_report",
+]
+
+#: Every claim verified.
+EXIT_ALL_VERIFIED = 0
+#: Some claims removed, at least one shipped.
+EXIT_TRIMMED = 1
+#: Unusable input (one line on stderr, no traceback).
+EXIT_INPUT = 2
+#: Nothing shipped: the refusal.
+EXIT_REFUSED = 3
+#: The narrator could not be reached (connection failed or no answer in time), so there
+#: was nothing to verify.
+EXIT_UNREACHABLE = 4
+#: Attempt error codes that mean the narrator could not be reached.
+UNREACHABLE_CODES = frozenset({"api.connection", "api.timeout"})
 
 
 def exit_code(claims: int, passed: int) -> int:
     """0 every claim verified, 1 trimmed but something shipped, 3 refused."""
     if passed == 0:
-        return 3
-    return 0 if passed == claims else 1
+        return EXIT_REFUSED
+    return EXIT_ALL_VERIFIED if passed == claims else EXIT_TRIMMED
 
 
 def print_json(data: Any) -> None:
@@ -24,6 +48,19 @@ def print_json(data: Any) -> None:
 
 def _short(text: str, limit: int = 100) -> str:
     return one_line(text, limit)
+
+
+#: Error codes whose ``expected`` lists the nearest valid values.
+SUGGESTING_CODES = frozenset({"evidence.unknown_id", "entity.not_allowed", "number.not_allowed"})
+
+
+def _did_you_mean(err: Any) -> str:
+    """`` (did you mean 'a' or 'b'?)`` for an error that carries suggestions, else ""."""
+    expected = err.expected
+    if err.code not in SUGGESTING_CODES or not isinstance(expected, list) or not expected:
+        return ""
+    shown = " or ".join(repr(one_line(str(x), 40)) for x in expected[:3])
+    return f" (did you mean {shown}?)"
 
 
 def render_report(report: Report) -> str:
@@ -39,7 +76,7 @@ def render_report(report: Report) -> str:
         text = verdict.text or ""
         lines.append(f"  {mark} {verdict.id} [{kind}] {_short(text)}".rstrip())
         for err in verdict.errors:
-            lines.append(f"       {err.code}: {_short(err.message, 160)}")
+            lines.append(f"       {err.code}: {_short(err.message, 160)}{_did_you_mean(err)}")
     failing = ", ".join(f"{k} {v}" for k, v in s.failing_by_gate.items() if v)
     if failing:
         lines.append(f"failing claims by gate: {failing}")

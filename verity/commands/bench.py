@@ -1,4 +1,10 @@
-"""`verity bench`: the paired benchmark over narrators, prompt variants and gate profiles."""
+"""`verity bench`: the paired benchmark over narrators, prompt variants and gate profiles.
+
+Needs numpy (the ``bench`` extra); matplotlib draws the figures when it is installed.
+A run of a real model (``local`` or ``openai:``) over more than :data:`CONFIRM_ABOVE`
+instances asks for ``--yes`` or a smaller plan (``--limit``) first: the default plan is
+3 variants x 150 graphs, hours on a CPU.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +14,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verity.bench import DEFAULT_RESAMPLES, RESULTS_FILE
-from verity.commands._options import add_repairs, int_in_range
+from verity.commands._options import add_openai_options, add_repairs, int_in_range, openai_options
+from verity.commands._options import stderr_notes as _notes
 from verity.errors import InputError
+from verity.extras import install_hint, require_extra
 from verity.gates import PROFILES
 from verity.prompts import VARIANTS
 
 if TYPE_CHECKING:
     from verity.bench.report import ReportFiles
+
+__all__ = ["CONFIRM_ABOVE", "add_arguments", "run"]
+
+#: Planned real-model instances above which a run needs --yes (or --limit / --graphs).
+CONFIRM_ABOVE = 30
+_SIMULATED_KINDS = ("scripted", "replay")
 
 
 def _csv(text: str) -> tuple[str, ...]:
@@ -22,24 +36,30 @@ def _csv(text: str) -> tuple[str, ...]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from verity.commands.narrate import scripted_profiles
+
     parser.add_argument(
         "--narrators", type=_csv, default=("local",), metavar="LIST",
-        help="comma-separated narrator specs: local, openai:MODEL, scripted[:PROFILE], "
-        "replay:FILE (default: local)",
+        help="comma-separated narrator specs: local, openai:MODEL, scripted[:PROFILE] "
+        f"(PROFILE {scripted_profiles()}), replay:FILE (default: local)",
     )
     parser.add_argument(
         "--variants", type=_csv, default=VARIANTS, metavar="LIST",
-        help=f"comma-separated prompt variants (default: {','.join(VARIANTS)})",
+        help=f"comma-separated prompt variants, of {', '.join(VARIANTS)} (default: all)",
     )
     parser.add_argument(
         "--profiles", type=_csv, default=PROFILES, metavar="LIST",
-        help=f"comma-separated gate profiles (default: {','.join(PROFILES)})",
+        help=f"comma-separated gate profiles, of {', '.join(PROFILES)} (default: all)",
     )
     parser.add_argument("--graphs", metavar="DIR",
                         help="directory of evidence graph files (default: "
-                        "evidence_graphs/card_rewards)")
+                        "./evidence_graphs/card_rewards of a checkout; elsewhere the 150 "
+                        "card-rewards graphs are solved into OUT/graphs)")
     parser.add_argument("--limit", type=int_in_range(1), metavar="N",
                         help="run only the first N graphs (by file name)")
+    parser.add_argument("--yes", action="store_true",
+                        help=f"run a real-model plan of more than {CONFIRM_ABOVE} instances "
+                        "without asking for --limit first")
     add_repairs(parser, "repair passes per profile")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="seed of the narrators and of the bootstrap (default: 0)")
@@ -58,12 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="N", help=f"bootstrap resamples (default: {DEFAULT_RESAMPLES})")
     parser.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    group = parser.add_argument_group("openai narrators")
-    group.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint")
-    group.add_argument("--api-key-env", metavar="NAME",
-                       help="environment variable holding the key (default: OPENAI_API_KEY)")
-    group.add_argument("--response-format", metavar="KIND",
-                       help="structured-output style of the endpoint")
+    add_openai_options(parser.add_argument_group("openai:MODEL narrators"))
 
 
 def _report_only(args: argparse.Namespace) -> int:
@@ -85,30 +100,54 @@ def _print_files(files: ReportFiles, *, figures: bool) -> None:
           + ", ".join(str(files.out_dir / f) for f in files.files))
     if figures and not any(f.endswith(".png") for f in files.files) and files.instances:
         print("verity: figures skipped: matplotlib is not installed "
-              "(pip install 'verity[bench]')", file=sys.stderr)
+              f"({install_hint('bench')})", file=sys.stderr)
+
+
+def _graph_count(args: argparse.Namespace) -> int:
+    """How many graphs the run will use, without solving any."""
+    from verity.bench.runner import card_rewards_graph_names, default_graph_dir, find_graphs
+
+    if args.graphs is not None or default_graph_dir() is not None:
+        return len(find_graphs(args.graphs, args.limit))
+    return len(card_rewards_graph_names()[: args.limit])
+
+
+def _confirm(args: argparse.Namespace, graphs: int) -> None:
+    """Refuse a long real-model plan the user did not ask for explicitly."""
+    real = [s for s in args.narrators if s.partition(":")[0] not in _SIMULATED_KINDS]
+    planned = graphs * len(args.narrators) * len(args.variants)
+    if not real or args.yes or args.limit is not None or planned <= CONFIRM_ABOVE:
+        return
+    raise InputError(
+        f"this plan runs {planned} instances ({graphs} graphs x {len(args.variants)} variants "
+        f"x {len(args.narrators)} narrator(s)) with {', '.join(real)}: hours on a CPU; pass "
+        "--yes to run them all, or --limit N for the first N graphs"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    require_extra("bench", "verity bench", ("numpy",))
     if args.report:
         return _report_only(args)
     from verity.bench.runner import BenchPlan, find_graphs, run_bench
 
-    graphs = find_graphs(args.graphs, args.limit)
+    options = openai_options(args)
+    if options and not any(s.startswith("openai:") for s in args.narrators):
+        raise InputError("--base-url, --api-key-env, --response-format, --timeout, --retries "
+                         "and --max-tokens need an openai narrator")
+    options["notify"] = _notes  # make_narrator hands openai options to openai narrators only
+    _confirm(args, _graph_count(args))
+    graphs = find_graphs(args.graphs, args.limit, build_dir=Path(args.out) / "graphs",
+                         log=sys.stderr)
     plan = BenchPlan(
         narrators=args.narrators, variants=args.variants, profiles=args.profiles,
         graphs=tuple(graphs), repairs=args.repairs, seed=args.seed,
         concurrency=args.concurrency,
     )
-    openai_options = {
-        k: v for k, v in (("base_url", args.base_url), ("api_key_env", args.api_key_env),
-                          ("response_format", args.response_format)) if v is not None
-    }
-    if openai_options and not any(s.startswith("openai:") for s in plan.narrators):
-        raise InputError("--base-url, --api-key-env and --response-format need an openai narrator")
     outcome = run_bench(
-        plan, args.out, resume=args.resume, openai_options=openai_options,
+        plan, args.out, resume=args.resume, openai_options=options,
         progress=None if args.quiet else sys.stderr, resamples=args.resamples,
-        figures=not args.no_figures,
+        figures=not args.no_figures, log=sys.stderr,
     )
     print(f"{outcome.ran} instances run, {outcome.skipped} already done, "
           f"{outcome.planned} planned; results in {outcome.results}")

@@ -1,21 +1,31 @@
 """`verity demo`: optimize a profile, narrate it with the local model, verify, repair.
 
-Exits 0 when the demo ran, whatever the verdicts (they are what it shows); 2 when it
-cannot run (for example without the ``verity[local]`` extra).
+Exits as ``verity verify graph.json narration.json`` on the files it writes: 0 every
+final claim verified, 1 some removed and at least one shipped, 3 nothing shipped (the
+refusal); 4 when the narrator could not be reached; 2 when it cannot run (for example
+without the ``verity-evidence[local]`` extra).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from verity.commands._options import add_repairs
+from verity.commands._options import add_openai_options, add_repairs
+from verity.commands._output import exit_code
+from verity.commands.narrate import (
+    NARRATOR_HELP,
+    build_narrator,
+    narrator_failure,
+    scripted_profiles,
+)
 from verity.demo import DEMO_GOAL, DEMO_PROFILE, render_demo, run_demo
-from verity.narrators import narrator_from_spec
 
 __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from verity.backends.card_rewards import GOALS
+
     parser.add_argument(
         "--out-dir",
         metavar="DIR",
@@ -32,22 +42,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--goal",
         default=DEMO_GOAL,
-        metavar="GOAL",
+        choices=GOALS,
         help=f"optimization goal (default: {DEMO_GOAL})",
     )
     parser.add_argument(
         "--narrator",
         default="local",
         metavar="SPEC",
-        help="local (default) or scripted[:PROFILE] for a quick dry run",
+        help=NARRATOR_HELP.format(profiles=scripted_profiles())
+        + " (default: local; scripted for a quick dry run)",
     )
     add_repairs(parser)
+    add_openai_options(parser.add_argument_group("openai:MODEL narrators"))
 
 
 def run(args: argparse.Namespace) -> int:
-    narrator = narrator_from_spec(args.narrator)
+    narrator = build_narrator(args, seed=False)
     demo = run_demo(
         args.out_dir, profile=args.profile, goal=args.goal, narrator=narrator, repairs=args.repairs
     )
     print(render_demo(demo))
-    return 0
+    failed = narrator_failure(narrator, demo.result.passes[0].attempt)
+    if failed is not None:
+        return failed
+    s = demo.result.final.summary
+    return exit_code(s.claims, s.passed)

@@ -2,7 +2,9 @@
 
 The exit status describes what ships after the repair passes: 0 every claim of the
 final narration verified, 1 some removed but at least one shipped, 3 nothing shipped
-(the refusal; also when the narrator's request failed), 2 unusable input.
+(the refusal; also when the endpoint answered the first request with an error), 2
+unusable input, 4 the narrator could not be reached (no connection, or no answer within
+``--timeout``), so there was nothing to verify.
 """
 
 from __future__ import annotations
@@ -12,24 +14,58 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from verity.commands._options import add_repairs
-from verity.commands._output import exit_code, print_json, render_report
+from verity.commands._options import (
+    add_openai_options,
+    add_repairs,
+    openai_options,
+    stderr_notes,
+)
+from verity.commands._output import (
+    EXIT_UNREACHABLE,
+    UNREACHABLE_CODES,
+    exit_code,
+    print_json,
+    render_report,
+)
+from verity.errors import InputError
 from verity.gates import PROFILES
 from verity.narrators import Narrator, RecordingNarrator, narrator_from_spec
-from verity.narrators.openai_chat import RESPONSE_FORMATS
+from verity.narrators.base import Attempt
 from verity.prompts import MAX_PROMPT_NODES, VARIANTS
 from verity.repair import NarrationResult, Pass, narrate_and_verify
 
-__all__ = ["add_arguments", "build_narrator", "render_result", "run"]
+__all__ = [
+    "NARRATOR_HELP",
+    "add_arguments",
+    "build_narrator",
+    "narrator_failure",
+    "render_result",
+    "run",
+    "scripted_profiles",
+]
+
+
+def scripted_profiles() -> str:
+    """The scripted narrator's profiles, for help texts."""
+    from verity.narrators.scripted import DEFAULT_PROFILE, PROFILES
+
+    return "|".join(PROFILES) + f"; default {DEFAULT_PROFILE}"
+
+
+NARRATOR_HELP = (
+    "local (the embedded SmolLM2 model) | openai:MODEL (any OpenAI-compatible endpoint) | "
+    "scripted[:PROFILE] (the simulator; PROFILE {profiles}) | replay:FILE (attempts "
+    "recorded with --record)"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("graph", metavar="GRAPH", help="evidence graph JSON file")
+    parser.add_argument("graph", metavar="GRAPH", help="evidence graph JSON file (- for stdin)")
     parser.add_argument(
         "--narrator",
         default="local",
         metavar="SPEC",
-        help="local | openai:MODEL | scripted[:PROFILE] | replay:FILE (default: local)",
+        help=NARRATOR_HELP.format(profiles=scripted_profiles()) + " (default: local)",
     )
     parser.add_argument(
         "--variant",
@@ -46,17 +82,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print passes (attempt and report each) and shipped claims as JSON",
     )
-    parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint (openai:)")
-    parser.add_argument(
-        "--api-key-env",
-        metavar="NAME",
-        help="environment variable holding the API key (default: OPENAI_API_KEY)",
-    )
-    parser.add_argument(
-        "--response-format",
-        choices=RESPONSE_FORMATS,
-        help="structured output style for openai: (default: json_schema)",
-    )
     parser.add_argument("--seed", type=int, help="seed of the scripted or local narrator")
     parser.add_argument(
         "--max-nodes",
@@ -70,18 +95,53 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="append every attempt to this JSONL file (replay with replay:FILE)",
     )
+    add_openai_options(parser.add_argument_group("openai:MODEL narrators"))
 
 
-def build_narrator(args: argparse.Namespace) -> Narrator:
+def build_narrator(args: argparse.Namespace, *, seed: bool = True) -> Narrator:
     """The narrator the arguments ask for, recording when ``--record`` is given."""
+    options = openai_options(args)
+    if options and not args.narrator.startswith("openai:"):
+        flags = ", ".join("--" + k.replace("_", "-") for k in _given_flags(args))
+        raise InputError(f"{flags} apply to openai:MODEL narrators only")
+    if args.narrator.startswith("openai:"):
+        options["notify"] = stderr_notes
     narrator = narrator_from_spec(
-        args.narrator,
-        base_url=args.base_url,
-        api_key_env=args.api_key_env,
-        response_format=args.response_format,
-        seed=args.seed,
+        args.narrator, seed=getattr(args, "seed", None) if seed else None, **options
     )
-    return RecordingNarrator(narrator, Path(args.record)) if args.record else narrator
+    record = getattr(args, "record", None)
+    if record:
+        path = Path(record)
+        if path.is_dir():
+            raise InputError(
+                f"--record {record}: is a directory; give a file such as {path / 'attempts.jsonl'}"
+            )
+        return RecordingNarrator(narrator, path)
+    return narrator
+
+
+def _given_flags(args: argparse.Namespace) -> list[str]:
+    names = ("base_url", "api_key_env", "response_format", "timeout", "retries", "max_tokens")
+    return [n for n in names if getattr(args, n, None) is not None]
+
+
+def narrator_failure(narrator: Narrator, attempt: Attempt) -> int | None:
+    """When the first attempt could not reach the narrator: print one line naming the
+    endpoint and return :data:`EXIT_UNREACHABLE`; else print nothing and return None."""
+    err = attempt.api_error
+    if err is None:
+        return None
+    url = getattr(narrator, "url", None) or getattr(getattr(narrator, "inner", None), "url", "")
+    where = f" at {url}" if url else ""
+    if err.code in UNREACHABLE_CODES:
+        print(
+            f"verity: error: the narrator {attempt.narrator} could not be reached{where} "
+            f"({err.code}): {err.message}",
+            file=sys.stderr,
+        )
+        return EXIT_UNREACHABLE
+    print(f"verity: narrator request failed{where}: {err.code}: {err.message}", file=sys.stderr)
+    return None
 
 
 def _attempt_line(p: Pass) -> str:
@@ -120,16 +180,19 @@ def json_result(result: NarrationResult) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from verity.commands.verify import read_graph_arg
+
     narrator = build_narrator(args)
+    graph = read_graph_arg(args.graph)
     result = narrate_and_verify(
-        args.graph, narrator, args.variant, args.profile, args.repairs, max_nodes=args.max_nodes
+        graph, narrator, args.variant, args.profile, args.repairs, max_nodes=args.max_nodes
     )
     if args.json:
         print_json(json_result(result))
     else:
         print(render_result(result))
-    first = result.passes[0].attempt
-    if first.api_error is not None:
-        print(f"verity: narrator request failed: {first.api_error.code}", file=sys.stderr)
+    failed = narrator_failure(narrator, result.passes[0].attempt)
+    if failed is not None:
+        return failed
     s = result.final.summary
     return exit_code(s.claims, s.passed)

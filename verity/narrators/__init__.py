@@ -55,6 +55,7 @@ _OPTIONS: dict[str, frozenset[str]] = {
             "backoff_s",
             "timeout_s",
             "seed",
+            "notify",
         }
     ),
     "scripted": frozenset({"seed"}),

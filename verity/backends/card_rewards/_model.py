@@ -39,6 +39,7 @@ from verity.backends.card_rewards._alloc import (
 from verity.backends.card_rewards._catalog import CATEGORIES, Card, Catalog
 from verity.backends.card_rewards._profiles import Profile
 from verity.errors import InputError, VerityError
+from verity.extras import install_hint
 
 __all__ = [
     "GOALS",
@@ -128,7 +129,7 @@ def _solver(name: str) -> Any:
     if name == "highs":
         solver = pulp.HiGHS(msg=False, threads=1, gapRel=0, gapAbs=0)
         if not solver.available():
-            raise InputError("solver highs needs the highspy package (pip install 'verity[highs]')")
+            raise InputError(f"solver highs needs the highspy package ({install_hint('highs')})")
         _silence_highs_banner()
         return solver
     raise InputError(f"unknown solver {name!r}; choose one of {', '.join(SOLVERS)}")

