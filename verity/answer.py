@@ -67,9 +67,9 @@ class ClaimCheck:
 
     ``passage_id`` names the supporting passage of a supported sentence,
     ``passage_sentence`` the index of the sentence of that passage that supports it and
-    ``span`` the matched v3 token positions within that sentence; ``closest_passage_id`` and ``dropped``
-    explain a removed one (``span`` is then the span in the closest passage that lost
-    a marker, if any).
+    ``span`` the matched v3 token positions within that sentence; ``closest_passage_id``,
+    ``dropped`` and ``detail`` explain a removed one (``span`` is then the span in the
+    closest passage that got furthest, if any).
     """
 
     text: str

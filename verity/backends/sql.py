@@ -53,6 +53,7 @@ from verity.backends.sql_spec import (
     load_spec,
     sample_spec,
 )
+from verity.extras import install_hint
 from verity.graph import EvidenceGraph, load_graph
 from verity.models import GRAPH_FORMAT
 from verity.normalize import normalize
@@ -673,7 +674,7 @@ def _open_postgres(url: str) -> _ReadOnlyPostgres:
         from psycopg.conninfo import conninfo_to_dict
     except ImportError:
         raise SqlBackendError(
-            "PostgreSQL needs the psycopg package: pip install 'verity[postgres]'", code="driver"
+            f"PostgreSQL needs the psycopg package: {install_hint('postgres')}", code="driver"
         ) from None
     try:
         params = conninfo_to_dict(url)
