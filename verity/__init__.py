@@ -13,6 +13,7 @@ from verity.align import (
     is_supported_v1,
     is_supported_v2,
 )
+from verity.align_v3 import MARKERS_V3, is_supported_v3
 from verity.answer import AnswerResult, ClaimCheck, Passage, check_answer
 from verity.claims import MAX_CLAIM_TEXT, MAX_LIST_ITEMS, Claim, Narration
 from verity.errors import GraphError, InputError, VerityError
@@ -28,6 +29,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ERROR_CODES",
+    "MARKERS_V3",
     "MAX_CLAIM_TEXT",
     "MAX_LIST_ITEMS",
     "MAX_SINGLE_GAP",
@@ -56,6 +58,7 @@ __all__ = [
     "check_answer",
     "is_supported_v1",
     "is_supported_v2",
+    "is_supported_v3",
     "load_graph",
     "load_rules",
     "verify",

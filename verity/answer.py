@@ -32,6 +32,7 @@ from verity.align_v3 import (
     PassageV3,
     ReasonV3,
     SupportV3,
+    _rules_now,
     check_claim_v3,
     reader_issue,
     readings,
@@ -172,7 +173,7 @@ def _check_sentence(
     prepared: Sequence[tuple[Passage, PassageV3]],
     matcher: AliasMatcher | None,
 ) -> ClaimCheck:
-    issue = reader_issue(sentence)
+    issue = reader_issue(sentence) if _rules_now().reader else None
     if issue is not None:
         return ClaimCheck(sentence, False, "unreadable", detail=f"{issue[0]}: {issue[1]!r}")
     claim = ClaimV3.of(sentence, matcher)
@@ -237,9 +238,7 @@ def check_answer(
     if not isinstance(answer, str):
         raise InputError("the answer must be a string")
     prepared = [(p, PassageV3.of(p.text, matcher)) for p in coerce_passages(passages)]
-    claims = tuple(
-        _check_sentence(s, prepared, matcher) for s in split_sentences(answer, matcher)
-    )
+    claims = tuple(_check_sentence(s, prepared, matcher) for s in split_sentences(answer, matcher))
     kept = [claim.text for claim in claims if claim.supported]
     return AnswerResult(
         claims=claims,

@@ -290,8 +290,10 @@ def parse_narration(source: Narration | Mapping[str, Any]) -> ParsedNarration:
     object, no ``claims`` array, wrong ``format``, unknown top-level keys).
     """
     if isinstance(source, Narration):
+        # The same field checks as for JSON input: the pydantic model alone admits blank
+        # texts and ids, which would ship an empty answer.
         items = tuple(
-            ParsedClaim(i, c.id, c.type, c.text, c, ()) for i, c in enumerate(source.claims)
+            _parse_claim(c.model_dump(mode="python"), i) for i, c in enumerate(source.claims)
         )
         return ParsedNarration(source.graph_id, items)
     if not isinstance(source, Mapping):

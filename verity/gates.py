@@ -21,6 +21,7 @@ from verity.align_v3 import (
     ClaimV3,
     PassageV3,
     SupportV3,
+    _rules_now,
     check_claim_v3,
     reader_issue,
     readings,
@@ -435,13 +436,14 @@ def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     breaks, misreadable digits and markup reject the claim. A type-binding failure is
     reported under the ``claim_type`` gate.
     """
-    issue = reader_issue(claim.text)
+    rules = _rules_now()
+    issue = reader_issue(claim.text) if rules.reader else None
     if issue is not None:
         code, what = _READER_CODES[issue[0]]
         yield Finding(code, f"the claim text {what}: {issue[1]!r}", "plain text", issue[1])
         return
     cited = _cited_nodes(claim, graph)
-    primary, allowed = _narrated(claim, graph)
+    primary, allowed = _narrated(claim, graph) if rules.type_binding else (None, None)
     narrated = primary is None
     unbound: str | None = None
     failed = False

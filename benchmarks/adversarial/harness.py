@@ -147,7 +147,12 @@ def judge(case: Mapping[str, Any], profile: str, root: str, *, group_key: str) -
     false = set(case.get("false_claims", range(len(n["claims"]))))
     false_shipped = sum(1 for c in report.shipped if int(c.id[1:]) - 1 in false)
     return Outcome(
-        case["id"], case[group_key], len(report.shipped), len(n["claims"]), cross, codes,
+        case["id"],
+        case[group_key],
+        len(report.shipped),
+        len(n["claims"]),
+        cross,
+        codes,
         false_shipped,
     )
 
@@ -173,5 +178,5 @@ def answer_checker(name: str) -> Callable[[str, Sequence[Mapping[str, str]]], bo
 
 def freetext_passages(data: Mapping[str, Any], item: Mapping[str, Any]) -> list[dict[str, str]]:
     by_id = {p["id"]: p["text"] for p in data["passages"]}
-    ids = item.get("passages") or [item.get("passage") or item["passage_id"]]
+    ids = item.get("passages") or [item["passage_id"]]
     return [{"id": i, "text": by_id[i]} for i in ids]

@@ -3,6 +3,9 @@
 Run from the repository root::
 
     .venv/bin/python benchmarks/adversarial/run.py [--json] [--verbose]
+    .venv/bin/python benchmarks/adversarial/run.py --data benchmarks/adversarial/freetext.json
+
+(``strict.py`` beside it measures whole narrations under the gate profiles.)
 
 ``attacks.json`` holds passages, *attacks* (answers that are false with respect to
 their passage: role inversion, negation deletion, value swap, comparator inversion)
@@ -15,6 +18,8 @@ and how many controls it falsely rejects (lower is better). Checkers:
 
 * ``v1``: token-set containment (:func:`verity.align.is_supported_v1`);
 * ``v2``: the pinned predicate (:func:`verity.align.is_supported_v2`);
+* ``v3``: the hardened predicate strict and check-answer call
+  (:func:`verity.align_v3.is_supported_v3`);
 * ``v2-no-guard``: ordered gap-bounded containment without the polarity guard;
 * ``contiguous``: the claim's tokens must occur as one contiguous run (no gaps);
 * ``embedding``: cosine similarity of all-MiniLM-L6-v2 embeddings >= 0.7
@@ -49,6 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 from verity import embedding_checker  # noqa: E402
 from verity.align import align, is_supported_v1, is_supported_v2  # noqa: E402
+from verity.align_v3 import is_supported_v3  # noqa: E402
 from verity.text import tokenize  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "attacks.json"
@@ -110,6 +116,7 @@ def _embedding(claim: str, passage: str) -> bool:
 CHECKERS: list[Checker] = [
     Checker("v1", is_supported_v1, "token-set containment"),
     Checker("v2", is_supported_v2, "ordered, gap-bounded (4, 8) + polarity guard"),
+    Checker("v3", is_supported_v3, "v2 + reader view, barriers, anchoring, clause guard"),
     Checker("v2-no-guard", _v2_without_guard, "ordered, gap-bounded (4, 8), no guard"),
     Checker("contiguous", _contiguous, "contiguous token run, no gaps"),
     Checker(

@@ -1,0 +1,194 @@
+"""Whole narrations against the gate profiles: attacks shipped and controls refused, per
+class, with the v3 rules ablated one at a time.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/adversarial/strict.py [--json] [--verbose]
+    PYTHONPATH=OLD .venv/bin/python benchmarks/adversarial/strict.py --root OLD --no-ablations
+
+Data (written for this project): ``structured_attacks.json`` (false narrations of
+checked-in graphs, by escape class), ``structured_controls.json`` (true narrations in
+the style of a capable model, by style) and ``freetext.json`` (check-answer attacks and
+controls). An attack *escapes* when a false claim ships or the shipped answer holds a
+sentence that no single shipped claim states; a control is *accepted* when every claim
+ships. ``--root`` measures another checkout (its graphs and its code on PYTHONPATH); the
+ablations need this checkout's private switches and are skipped elsewhere. ``--timing``
+adds strict's throughput on the controls (claims per second, one core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+ABLATIONS = (
+    "reader",
+    "symbols",
+    "barriers",
+    "anchoring",
+    "required",
+    "clause_guard",
+    "object_cut",
+    "extra_markers",
+    "type_binding",
+    "and_readings",
+)
+
+
+def _tally(outcomes: list[Any], hit: str) -> tuple[int, dict[str, str]]:
+    total = collections.Counter(o.group for o in outcomes)
+    hits = collections.Counter(o.group for o in outcomes if getattr(o, hit))
+    return sum(hits.values()), {g: f"{hits[g]}/{total[g]}" for g in total}
+
+
+def measure(root: str) -> dict[str, Any]:
+    import harness
+
+    attacks = harness.load("structured_attacks.json")["cases"]
+    controls = harness.load("structured_controls.json")["cases"]
+    free = harness.load("freetext.json")
+    accepts = harness.answer_checker("check_answer")
+    out: dict[str, Any] = {}
+    for profile in ("paper", "strict"):
+        att = harness.judge_all(attacks, profile, root, group_key="class")
+        con = harness.judge_all(controls, profile, root, group_key="style")
+        escaped, by_class = _tally(att, "escaped")
+        accepted, by_style = _tally(con, "all_shipped")
+        out[profile] = {
+            "attacks": len(att),
+            "escaped": escaped,
+            "escaped_by_class": by_class,
+            "escaped_ids": [o.id for o in att if o.escaped],
+            "controls": len(con),
+            "accepted": accepted,
+            "accepted_by_style": by_style,
+            "refused_ids": [o.id for o in con if not o.all_shipped],
+        }
+    ft_att = [
+        a for a in free["attacks"] if accepts(a["answer"], harness.freetext_passages(free, a))
+    ]
+    ft_con = [
+        c for c in free["controls"] if not accepts(c["answer"], harness.freetext_passages(free, c))
+    ]
+    out["check_answer"] = {
+        "attacks": len(free["attacks"]),
+        "accepted": len(ft_att),
+        "accepted_ids": [a["id"] for a in ft_att],
+        "controls": len(free["controls"]),
+        "rejected": len(ft_con),
+        "rejected_ids": [c["id"] for c in ft_con],
+    }
+    return out
+
+
+def ablations(root: str) -> dict[str, Any]:
+    from verity.align_v3 import _ablated
+
+    out = {}
+    for rule in ABLATIONS:
+        with _ablated(**{rule: False}):
+            result = measure(root)
+        out[rule] = {
+            "strict_escaped": result["strict"]["escaped"],
+            "strict_escaped_by_class": result["strict"]["escaped_by_class"],
+            "strict_accepted": result["strict"]["accepted"],
+            "check_answer_accepted": result["check_answer"]["accepted"],
+            "check_answer_rejected": result["check_answer"]["rejected"],
+        }
+    return out
+
+
+def timing(root: str, rounds: int = 20) -> dict[str, float]:
+    """Strict claims per second over the control narrations (graphs loaded once, warm)."""
+    import harness
+
+    import verity
+
+    controls = harness.load("structured_controls.json")["cases"]
+    prepared = [harness.narration(c, root) for c in controls]
+    claims = sum(len(n["claims"]) for _, n in prepared)
+    best: dict[str, float] = {}
+    for profile in ("paper", "strict"):
+        for g, n in prepared:  # warm-up: statement caches
+            verity.verify(g, n, profile=profile)
+        times = []
+        for _ in range(rounds):
+            started = time.perf_counter()
+            for g, n in prepared:
+                verity.verify(g, n, profile=profile)
+            times.append(time.perf_counter() - started)
+        best[f"{profile}_claims_per_s"] = claims / min(times)
+    return best
+
+
+def render(result: dict[str, Any], abl: dict[str, Any] | None, verbose: bool) -> str:
+    lines = []
+    for profile in ("paper", "strict"):
+        r = result[profile]
+        lines.append(
+            f"{profile}: attacks escaped {r['escaped']}/{r['attacks']} "
+            + ", ".join(f"{k} {v}" for k, v in r["escaped_by_class"].items())
+        )
+        lines.append(
+            f"{profile}: controls accepted {r['accepted']}/{r['controls']} "
+            + ", ".join(f"{k} {v}" for k, v in r["accepted_by_style"].items())
+        )
+        if verbose:
+            lines.append(f"  escaped: {r['escaped_ids'] or '-'}")
+            lines.append(f"  refused controls: {r['refused_ids'] or '-'}")
+    c = result["check_answer"]
+    lines.append(
+        f"check-answer: attacks accepted {c['accepted']}/{c['attacks']}, "
+        f"controls rejected {c['rejected']}/{c['controls']}"
+    )
+    if verbose:
+        lines.append(f"  accepted: {c['accepted_ids'] or '-'}")
+        lines.append(f"  rejected: {c['rejected_ids'] or '-'}")
+    if abl:
+        lines += [
+            "",
+            "ablations (v3 without one rule)",
+            f"{'rule off':<15}{'strict esc':>12}"
+            f"{'controls ok':>13}{'free acc':>10}{'free rej':>10}  escapes by class",
+        ]
+        for rule, a in abl.items():
+            lines.append(
+                f"{rule:<15}{a['strict_escaped']:>12}{a['strict_accepted']:>13}"
+                f"{a['check_answer_accepted']:>10}{a['check_answer_rejected']:>10}  "
+                + ", ".join(f"{k} {v}" for k, v in a["strict_escaped_by_class"].items())
+            )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--root", default=str(ROOT), help="checkout whose graphs to use")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--no-ablations", action="store_true")
+    parser.add_argument("--timing", action="store_true")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(HERE))
+    result = measure(args.root)
+    abl = None if args.no_ablations else ablations(args.root)
+    if args.timing:
+        result["timing"] = timing(args.root)
+    if args.json:
+        print(json.dumps({"result": result, "ablations": abl}, indent=2))
+    else:
+        print(render(result, abl, args.verbose))
+        if args.timing:
+            print("throughput: " + ", ".join(f"{k} {v:,.0f}" for k, v in result["timing"].items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
