@@ -74,6 +74,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", metavar="DIR",
                         help=f"only rebuild the report in DIR from DIR/{RESULTS_FILE} "
                         "(or its .gz)")
+    parser.add_argument("--rescore", metavar="DIR",
+                        help=f"re-verify the recorded claims of DIR/{RESULTS_FILE} (or its .gz) "
+                        "under the current gates, without a model, rewrite the file and "
+                        "rebuild the report (graphs from --graphs or the default)")
     parser.add_argument("--resamples", type=int_in_range(1), default=DEFAULT_RESAMPLES,
                         metavar="N", help=f"bootstrap resamples (default: {DEFAULT_RESAMPLES})")
     parser.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
@@ -81,15 +85,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_openai_options(parser.add_argument_group("openai:MODEL narrators"))
 
 
+def _results_in(out: Path) -> Path:
+    results = out / RESULTS_FILE
+    packed = out / (RESULTS_FILE + ".gz")
+    if not results.exists() and packed.exists():
+        return packed
+    return results
+
+
 def _report_only(args: argparse.Namespace) -> int:
     from verity.bench.report import build_report
 
     out = Path(args.report)
-    results = out / RESULTS_FILE
-    packed = out / (RESULTS_FILE + ".gz")
-    if not results.exists() and packed.exists():
-        results = packed
-    files = build_report(results, out, resamples=args.resamples, figures=not args.no_figures)
+    files = build_report(
+        _results_in(out), out, resamples=args.resamples, figures=not args.no_figures
+    )
+    _print_files(files, figures=not args.no_figures)
+    return 0
+
+
+def _rescore(args: argparse.Namespace) -> int:
+    from verity.bench.report import build_report
+    from verity.bench.rescore import rescore_file
+    from verity.bench.runner import default_graph_dir
+
+    out = Path(args.rescore)
+    graph_dir = args.graphs if args.graphs is not None else default_graph_dir()
+    if graph_dir is None:
+        raise InputError("--rescore needs the graphs the run used: pass --graphs DIR")
+    path, records, changed = rescore_file(_results_in(out), graph_dir)
+    print(f"re-scored {records} records in {path}: {changed} claim verdicts changed")
+    files = build_report(path, out, resamples=args.resamples, figures=not args.no_figures)
     _print_files(files, figures=not args.no_figures)
     return 0
 
@@ -127,8 +153,12 @@ def _confirm(args: argparse.Namespace, graphs: int) -> None:
 
 def run(args: argparse.Namespace) -> int:
     require_extra("bench", "verity bench", ("numpy",))
+    if args.report and args.rescore:
+        raise InputError("--report and --rescore are two ways to rebuild a report: pick one")
     if args.report:
         return _report_only(args)
+    if args.rescore:
+        return _rescore(args)
     from verity.bench.runner import BenchPlan, find_graphs, run_bench
 
     options = openai_options(args)
