@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 
 from verity.commands._options import add_repairs
-from verity.demo import DEMO_GOAL, DEMO_PROFILE, render_demo, run_demo
+from verity.demo import DEMO_GOAL, DEMO_PROFILE, DEMO_VARIANT, render_demo, run_demo
 from verity.narrators import narrator_from_spec
+from verity.prompts import VARIANTS
 
 __all__ = ["add_arguments", "run"]
 
@@ -41,13 +42,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help="local (default) or scripted[:PROFILE] for a quick dry run",
     )
+    parser.add_argument(
+        "--variant",
+        choices=VARIANTS,
+        default=DEMO_VARIANT,
+        help=f"prompt variant (default: {DEMO_VARIANT})",
+    )
     add_repairs(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     narrator = narrator_from_spec(args.narrator)
     demo = run_demo(
-        args.out_dir, profile=args.profile, goal=args.goal, narrator=narrator, repairs=args.repairs
+        args.out_dir,
+        profile=args.profile,
+        goal=args.goal,
+        narrator=narrator,
+        repairs=args.repairs,
+        variant=args.variant,
     )
     print(render_demo(demo))
     return 0

@@ -16,6 +16,11 @@ Structured output, chosen by ``response_format``:
 ``{"type": "json_schema", "json_schema": {"name", "schema", "strict": false}}``;
 ``json_object`` (llama-cpp-python's server) sends ``{"type": "json_object", "schema": ...}``;
 ``json`` sends ``{"type": "json_object"}``; ``none`` sends nothing.
+
+A menu prompt (the extractive variant) is decoded claim by claim, one request per claim
+(:func:`verity.narrators.base.narrate_menu`): each request offers only the menu items
+still left, and consecutive requests share their long prefix, which servers such as
+llama.cpp's reuse from their cache.
 """
 
 from __future__ import annotations
@@ -30,7 +35,14 @@ from typing import Any
 import openai
 
 from verity.errors import InputError
-from verity.narrators.base import Attempt, Usage, api_error_attempt, output_attempt
+from verity.narrators.base import (
+    Attempt,
+    Usage,
+    anarrate_menu,
+    api_error_attempt,
+    narrate_menu,
+    output_attempt,
+)
 from verity.prompts import Prompt
 
 __all__ = [
@@ -267,6 +279,11 @@ class OpenAIChatNarrator(_ChatNarrator):
     _client_class = openai.OpenAI
 
     def narrate(self, prompt: Prompt) -> Attempt:
+        if prompt.menu:
+            return narrate_menu(prompt, self._narrate_one)
+        return self._narrate_one(prompt)
+
+    def _narrate_one(self, prompt: Prompt) -> Attempt:
         body = self._s.request(prompt)
         started = time.perf_counter()
         retries = 0
@@ -289,6 +306,11 @@ class AsyncOpenAIChatNarrator(_ChatNarrator):
     _client_class = openai.AsyncOpenAI
 
     async def anarrate(self, prompt: Prompt) -> Attempt:
+        if prompt.menu:
+            return await anarrate_menu(prompt, self._anarrate_one)
+        return await self._anarrate_one(prompt)
+
+    async def _anarrate_one(self, prompt: Prompt) -> Attempt:
         body = self._s.request(prompt)
         started = time.perf_counter()
         retries = 0
