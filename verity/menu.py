@@ -12,6 +12,8 @@ narrated node:
   to it by an edge when there is one, else the first listed node of a required type);
 - ``entities`` are the entity ids the statement mentions (by id or alias), ``numbers`` the
   number strings the node lists;
+- a node whose statement a reader cannot see as it is (a sentence without a letter or
+  digit, a control or invisible format character) is left off;
 - a node with ``required_spans`` also yields its shorter sub-statements: the statement cut
   after a clause (at a comma or semicolon followed by a space) and closed with a period,
   when the kept part still holds every required span; their numbers and entities are
@@ -31,6 +33,7 @@ shorter form.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +42,7 @@ from verity.graph import EvidenceGraph
 from verity.models import NodeModel, Rule
 from verity.normalize import normalize
 from verity.numbers import find_numbers
+from verity.segment import split_sentences
 
 __all__ = [
     "MenuItem",
@@ -146,6 +150,20 @@ def _sub_statements(node: NodeModel) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _offerable(text: str) -> bool:
+    """Text a reader can see as it is: a letter or digit in every sentence, no control or
+    format character.
+
+    A statement outside this (blank punctuation, line breaks, zero-width or bidi marks) is
+    left off the menu rather than offered as a claim that the text gates may refuse.
+    """
+    if not all(any(ch.isalnum() for ch in part) for part in split_sentences(text) or [""]):
+        return False
+    return not any(
+        unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn") for ch in text
+    )
+
+
 def _items_for(
     graph: EvidenceGraph,
     rule: Rule,
@@ -155,7 +173,7 @@ def _items_for(
     substatements: bool,
 ) -> list[MenuItem]:
     companions = _companions(graph, node, reqs, nodes)
-    if companions is None:
+    if companions is None or not _offerable(node.statement):
         return []
     cited = (node.id, *companions)
     items = [
@@ -179,6 +197,7 @@ def _items_for(
                 _stated_numbers(graph, node, text),
             )
             for text in _sub_statements(node)
+            if _offerable(text)
         )
     return items
 
