@@ -5,8 +5,10 @@ A menu is a finite, ordered list of :class:`MenuItem`; each item is a complete c
 narrated node:
 
 - for every rule whose requirements the listed nodes can meet, in rule order, and every
-  listed node of a type the rule narrates (:meth:`verity.models.Rule.narrated_types`;
-  ``None`` there means any type), in file order;
+  listed node of a type the rule narrates (:meth:`verity.models.Rule.narrated_types`), in
+  file order. A rule that narrates any type (no ``narrates``, no requirement) is offered
+  only the nodes whose type no other usable rule narrates, so a winner is a COMPARISON,
+  never a THRESHOLD; the gates would accept either, the menu keeps the specific label;
 - ``text`` is the node's statement verbatim; ``cited_evidence_ids`` is the node, then one
   companion per further requirement that the node's own type does not meet (a node linked
   to it by an edge when there is one, else the first listed node of a required type);
@@ -212,14 +214,20 @@ def menu_items(
     wanted = set(node_ids) if node_ids is not None else None
     nodes = [n for n in graph.model.nodes if wanted is None or n.id in wanted]
     types = frozenset(n.type for n in nodes)
+    usable = [
+        (rule, reqs)
+        for rule in graph.model.rules
+        if (reqs := effective_requirements(rule, types)) is not None
+    ]
+    specific: set[str] = set()
+    for rule, _ in usable:
+        specific |= rule.narrated_types() or set()
     out: list[MenuItem] = []
-    for rule in graph.model.rules:
-        reqs = effective_requirements(rule, types)
-        if reqs is None:
-            continue
+    for rule, reqs in usable:
         narrated = rule.narrated_types()
         for node in nodes:
-            if narrated is None or node.type in narrated:
+            offered = node.type not in specific if narrated is None else node.type in narrated
+            if offered:
                 out.extend(_items_for(graph, rule, reqs, node, nodes, substatements))
     return list(dict.fromkeys(out))
 
