@@ -19,6 +19,7 @@ from verity.errors import GraphError, InputError, VerityError
 from verity.gate_error import GateError
 from verity.gates import ERROR_CODES, PROFILES
 from verity.graph import EvidenceGraph, load_graph, load_rules
+from verity.menu import MenuItem, menu_items
 from verity.models import Requirement, Rule, RuleSet
 from verity.refusal import REFUSAL
 from verity.report import ClaimVerdict, Report, Summary
@@ -44,6 +45,7 @@ __all__ = [
     "GateError",
     "GraphError",
     "InputError",
+    "MenuItem",
     "Narration",
     "Passage",
     "Report",
@@ -58,5 +60,6 @@ __all__ = [
     "is_supported_v2",
     "load_graph",
     "load_rules",
+    "menu_items",
     "verify",
 ]
