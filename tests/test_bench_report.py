@@ -72,7 +72,7 @@ def test_build_report_writes_files_and_is_line_order_free(tmp_path: Path) -> Non
     b = build_report(_write(tmp_path / "b" / "results.jsonl", RECORDS[::-1]), tmp_path / "b",
                      resamples=100, figures=False)
     assert a.files == ("report.md", "summary.json", "timing.json", "survival.png",
-                       "failing_by_gate.png")
+                       "failing_by_gate.png", "cost.png")
     assert b.files == ("report.md", "summary.json", "timing.json")
     assert (tmp_path / "a" / "summary.json").read_bytes() == (
         tmp_path / "b" / "summary.json").read_bytes()

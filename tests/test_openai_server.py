@@ -135,3 +135,18 @@ def test_json_schema_style_is_refused_by_this_server_as_data(server: str) -> Non
         assert attempt.narration is None and attempt.raw_text == ""
     else:  # a newer server that accepts json_schema: then it is an ordinary narration
         assert attempt.parse_error is None or attempt.parse_error.code.startswith("output.")
+
+
+def test_extractive_menu_through_the_server_ships_distinct_verified_claims(server: str) -> None:
+    graph = load_graph(FIXTURES / "graph_small.json")
+    narrator = _narrator(server, "json_object")
+    result = narrate_and_verify(graph, narrator, "extractive", repairs=0)
+    prompt, attempt = result.passes[0].prompt, result.passes[0].attempt
+    assert attempt.api_error is None, attempt.api_error
+    assert attempt.parse_error is None, attempt.parse_error
+    menu = [item.claim() for item in prompt.menu]
+    claims = [{k: v for k, v in c.items() if k != "id"} for c in attempt.claims]
+    assert len(claims) == prompt.max_claims and all(c in menu for c in claims)  # grammar held
+    assert len({c["cited_evidence_ids"][0] for c in claims}) == len(claims)  # no repeats
+    assert result.final.summary.all_claims_verified
+    assert attempt.usage.prompt_tokens > 0 and attempt.latency_s > 0

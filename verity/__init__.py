@@ -20,6 +20,7 @@ from verity.errors import GraphError, InputError, VerityError
 from verity.gate_error import GateError
 from verity.gates import ERROR_CODES, PROFILES
 from verity.graph import EvidenceGraph, load_graph, load_rules
+from verity.menu import MenuItem, menu_items
 from verity.models import Requirement, Rule, RuleSet
 from verity.refusal import REFUSAL
 from verity.report import ClaimVerdict, Report, Summary
@@ -46,6 +47,7 @@ __all__ = [
     "GateError",
     "GraphError",
     "InputError",
+    "MenuItem",
     "Narration",
     "Passage",
     "Report",
@@ -61,5 +63,6 @@ __all__ = [
     "is_supported_v3",
     "load_graph",
     "load_rules",
+    "menu_items",
     "verify",
 ]

@@ -1,7 +1,8 @@
 """The end-to-end demo on embedded defaults: optimize, narrate locally, verify, repair.
 
 :func:`run_demo` solves one card-rewards profile with the MILP backend, narrates the
-evidence graph with the embedded SmolLM2 model (constrained variant), verifies under
+evidence graph with the embedded SmolLM2 model (the extractive variant by default: every
+claim the model can write is an item of the graph's claim menu), verifies under
 ``strict``, runs one repair pass, and writes into the output directory:
 
 - ``graph.json``: the evidence graph;
@@ -9,10 +10,15 @@ evidence graph with the embedded SmolLM2 model (constrained variant), verifies u
 - ``narration.json``: the final narration (kept claims + replacements);
 - ``report.json``: its report, which ``verity verify graph.json narration.json``
   reproduces.
+
+:func:`render_demo` tells the story for a person: the passes, the shipped narration as
+prose, each dropped claim with one reason, and what the four-gate ``paper`` profile would
+have shipped, only when that differs from what ``strict`` ships.
 """
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,13 +29,25 @@ from verity.errors import InputError
 from verity.jsonio import dumps
 from verity.narrators.base import Narrator
 from verity.narrators.replay import RecordingNarrator
+from verity.prompts import VARIANTS
 from verity.repair import NarrationResult, narrate_and_verify
+from verity.report import ClaimVerdict
 from verity.verify import verify
 
-__all__ = ["DEMO_GOAL", "DEMO_PROFILE", "DemoResult", "demo_graph", "render_demo", "run_demo"]
+__all__ = [
+    "DEMO_GOAL",
+    "DEMO_PROFILE",
+    "DEMO_VARIANT",
+    "DemoResult",
+    "demo_graph",
+    "render_demo",
+    "run_demo",
+]
 
 DEMO_PROFILE = 7
 DEMO_GOAL = "max_value"
+DEMO_VARIANT = "extractive"
+_WIDTH = 88
 
 
 @dataclass(frozen=True)
@@ -43,6 +61,9 @@ class DemoResult:
     result: NarrationResult
     #: How many claims of the final narration the four-gate ``paper`` profile passes.
     paper_passed: int
+    variant: str = DEMO_VARIANT
+    #: Ids of the final claims that ``paper`` ships and ``strict`` drops.
+    paper_only: tuple[str, ...] = ()
 
 
 def demo_graph(profile: int = DEMO_PROFILE, goal: str = DEMO_GOAL) -> dict[str, Any]:
@@ -75,8 +96,11 @@ def run_demo(
     goal: str = DEMO_GOAL,
     narrator: Narrator | None = None,
     repairs: int = 1,
+    variant: str = DEMO_VARIANT,
 ) -> DemoResult:
     """Run the demo; ``narrator`` defaults to the embedded local model."""
+    if variant not in VARIANTS:
+        raise InputError(f"variant must be one of {', '.join(VARIANTS)}, not {variant!r}")
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -89,7 +113,7 @@ def run_demo(
         "attempts": _write(out / "attempts.jsonl", ""),
     }
     result = narrate_and_verify(
-        graph, RecordingNarrator(inner, files["attempts"]), "constrained", "strict", repairs
+        graph, RecordingNarrator(inner, files["attempts"]), variant, "strict", repairs
     )
     final = result.passes[-1]
     narration = {
@@ -100,60 +124,80 @@ def run_demo(
     files["narration"] = _write(out / "narration.json", dumps(narration))
     files["report"] = _write(out / "report.json", dumps(result.final.to_dict()))
     paper = verify(graph, narration, "paper")
-    return DemoResult(out, files, profile, goal, result, paper.summary.passed)
+    strict_ids = {c.id for c in result.final.shipped}
+    paper_only = tuple(c.id for c in paper.shipped if c.id not in strict_ids)
+    return DemoResult(out, files, profile, goal, result, paper.summary.passed, variant, paper_only)
 
 
 def _short(text: str, limit: int = 110) -> str:
     return one_line(text, limit)
 
 
+def _pass_line(p: Any) -> str:
+    a = p.attempt
+    what = "narration" if p.index == 0 else f"repair {p.index}"
+    if a.api_error is not None:
+        status = f"request failed ({a.api_error.code}: {a.api_error.message})"
+    elif a.parse_error is not None:
+        status = f"output unusable ({a.parse_error.code}: {a.parse_error.message})"
+    else:
+        status = f"{len(a.claims)} claims"
+    s = p.report.summary
+    return (
+        f"pass {p.index} ({what}) by {a.narrator} [{a.model}], {a.latency_s:.1f}s: "
+        f"{status}; verified {s.passed} of {s.claims}"
+    )
+
+
+def _reason(verdict: ClaimVerdict) -> str:
+    if not verdict.errors:
+        return "(no errors recorded)"
+    first = verdict.errors[0]
+    more = len(verdict.errors) - 1
+    tail = f" (+{more} more)" if more else ""
+    return f"{first.code}: {_short(first.message, 110)}{tail}"
+
+
 def render_demo(demo: DemoResult) -> str:
-    """The demo's story: the graph, each pass, what shipped, what was dropped and why, files."""
+    """The demo's story: the passes, the shipped prose, dropped claims and why, files."""
     r = demo.result
-    first = r.passes[0]
-    graph = first.prompt.graph
+    graph = r.passes[0].prompt.graph
     nodes = len(graph.nodes) if graph is not None else 0
     lines = [
         f"verity demo: profile {demo.profile}, goal {demo.goal} -> graph {r.graph_id} "
-        f"({nodes} nodes)"
+        f"({nodes} nodes), variant {demo.variant}, gates {r.profile}",
+        *(_pass_line(p) for p in r.passes),
+        "",
     ]
-    for p in r.passes:
-        a = p.attempt
-        what = "narration" if p.index == 0 else f"repair {p.index}"
-        if a.api_error is not None:
-            status = f"request failed ({a.api_error.code}: {a.api_error.message})"
-        elif a.parse_error is not None:
-            status = f"output unusable ({a.parse_error.code}: {a.parse_error.message})"
-        else:
-            status = f"{len(a.claims)} claims"
-        s = p.report.summary
-        lines.append(
-            f"pass {p.index} ({what}) by {a.narrator} [{a.model}], {a.latency_s:.1f}s: "
-            f"{status}; verified {s.passed} of {s.claims}"
-        )
-    lines.append("")
-    lines.append(f"shipped narration ({len(r.final.shipped)} claims, profile {r.profile}):")
-    if r.final.shipped:
-        lines.extend(f"  {c.id} [{c.type}] {_short(c.text)}" for c in r.final.shipped)
+    shipped = r.final.shipped
+    if shipped:
+        lines.append(f"Shipped narration ({len(shipped)} verified claims):")
+        prose = " ".join(" ".join(c.text.split()) for c in shipped)
+        lines.extend(textwrap.wrap(prose, _WIDTH, initial_indent="  ", subsequent_indent="  "))
     else:
+        lines.append("Shipped narration (nothing verified, the refusal):")
         lines.append(f"  {r.final.answer}")
-    final_claims = len(r.final.claims)
-    lines.append(
-        f"(the four-gate paper profile would pass {demo.paper_passed} of the "
-        f"{final_claims} final claims; strict passes {len(r.final.shipped)})"
-    )
     dropped = r.dropped()
     lines.append("")
-    lines.append(f"dropped claims ({len(dropped)}):")
-    for index, verdict, claim in dropped:
-        text = claim.get("text", "") if isinstance(claim, dict) else claim
-        lines.append(f"  pass {index} {verdict.id} [{verdict.type or '?'}] {_short(str(text), 90)}")
-        codes = list(dict.fromkeys(e.code for e in verdict.errors))
+    if dropped:
+        lines.append(f"Dropped claims ({len(dropped)}):")
+        for index, verdict, claim in dropped:
+            text = claim.get("text", "") if isinstance(claim, dict) else claim
+            where = f"pass {index} " if len(r.passes) > 1 else ""
+            lines.append(f"  {where}{verdict.id} [{verdict.type or '?'}] {_short(str(text), 90)}")
+            lines.append(f"      {_reason(verdict)}")
+    else:
+        lines.append("Dropped claims: none.")
+    if demo.paper_only:
+        by_id = {c.get("id"): c for c in r.passes[-1].claims if isinstance(c, dict)}
+        lines.append("")
         lines.append(
-            f"      {', '.join(codes)}: {_short(verdict.errors[0].message, 120)}"
-            if verdict.errors
-            else "      (no errors recorded)"
+            f"The four-gate paper profile would have shipped {demo.paper_passed} claims of "
+            f"the final narration, {len(demo.paper_only)} of them dropped by {r.profile}:"
         )
+        for claim_id in demo.paper_only:
+            text = by_id.get(claim_id, {}).get("text", "")
+            lines.append(f"  {claim_id} {_short(str(text), 100)}")
     lines.append("")
     lines.append("files:")
     lines.extend(f"  {name:<10} {path}" for name, path in demo.files.items())

@@ -11,7 +11,13 @@ claim has, in this order, ``type``, ``cited_evidence_ids``, ``text``, ``entities
   statements joined, no ids, no node types, no allowlists); the claim type names are
   given because the output format needs them;
 - ``constrained``: the grounded prompt plus :func:`constrained_schema`, a JSON Schema
-  built from the graph for constrained decoding.
+  built from the graph for constrained decoding;
+- ``extractive``: the grounded prompt plus :func:`verity.menu.menu_schema`, in which every
+  claim is one item of the graph's claim menu (:func:`verity.menu.menu_items`), so every
+  claim the model can write is verified by construction. The prompt carries the menu
+  (:attr:`Prompt.menu`); narrators decode it claim by claim with the used items removed
+  (:func:`menu_step_prompt`), so no fact is stated twice. The model still chooses which
+  facts to state and in what order, and the narration is verified like any other.
 
 Evidence text is data. Everything taken from the graph (ids, statements, aliases, type
 names, numbers) goes into one block between the lines ``<<<DATA`` and ``DATA>>>``,
@@ -44,6 +50,8 @@ from typing import Any
 
 from verity.errors import InputError
 from verity.graph import EvidenceGraph
+from verity.menu import MenuItem, effective_requirements, menu_facts, menu_items, menu_schema
+from verity.menu import remaining_items as _remaining
 from verity.models import NodeModel, Rule
 from verity.normalize import normalize
 
@@ -60,11 +68,12 @@ __all__ = [
     "constrained_schema",
     "data_block",
     "effective_requirements",
+    "menu_step_prompt",
     "plain_schema",
     "required_citations",
 ]
 
-VARIANTS: tuple[str, ...] = ("grounded", "ungrounded", "constrained")
+VARIANTS: tuple[str, ...] = ("grounded", "ungrounded", "constrained", "extractive")
 #: Field order of a claim in the model's output; the order matters for small models.
 CLAIM_OUTPUT_FIELDS: tuple[str, ...] = ("type", "cited_evidence_ids", "text", "entities", "numbers")
 MAX_PROMPT_NODES = 40
@@ -126,12 +135,13 @@ class Prompt:
     """A prompt for one narration pass: messages, output schema and identity.
 
     ``json_schema`` is the schema of the expected output object: graph-specific for the
-    constrained variant, :func:`plain_schema` otherwise. ``prompt_hash`` is the sha256 of
-    the canonical JSON of variant, system, history, user and schema. ``history`` holds
-    earlier turns (role, content) between the system and the final user message: a repair
-    prompt repeats the first user message and the model's reply there, so a local model
-    reuses its cached prefix. ``graph`` and ``review`` are kept for simulators and are
-    not part of the hash or the repr.
+    constrained and extractive variants, :func:`plain_schema` otherwise. ``prompt_hash``
+    is the sha256 of the canonical JSON of variant, system, history, user and schema.
+    ``history`` holds earlier turns (role, content) between the system and the final user
+    message: a repair prompt repeats the first user message and the model's reply there,
+    so a local model reuses its cached prefix. ``graph``, ``review``, ``menu`` and
+    ``menu_chosen`` are kept for narrators and simulators and are not part of the hash
+    or the repr (the menu is, through the schema).
     """
 
     variant: str
@@ -146,6 +156,12 @@ class Prompt:
     history: tuple[tuple[str, str], ...] = ()
     graph: EvidenceGraph | None = field(default=None, compare=False, repr=False)
     review: tuple[dict[str, Any], ...] = field(default=(), compare=False, repr=False)
+    #: The claim menu (extractive variant; empty otherwise). The schema's enum holds the
+    #: same items, so the hash covers them.
+    menu: tuple[MenuItem, ...] = field(default=(), compare=False, repr=False)
+    #: For a per-claim step prompt of a menu decode (see :func:`menu_step_prompt`): the
+    #: claims chosen before this step.
+    menu_chosen: tuple[dict[str, Any], ...] = field(default=(), compare=False, repr=False)
     prompt_hash: str = field(default="", init=False)
 
     def __post_init__(self) -> None:
@@ -223,23 +239,6 @@ def _select_nodes(graph: EvidenceGraph, max_nodes: int) -> list[NodeModel]:
                 chosen.add(group[depth].id)
         depth += 1
     return [n for n in nodes if n.id in chosen]
-
-
-def effective_requirements(rule: Rule, node_types: frozenset[str]) -> list[list[str]] | None:
-    """The node types a claim of ``rule`` must cite, one list per requirement that applies.
-
-    ``None`` when the rule cannot be satisfied by nodes of ``node_types`` (a requirement
-    that always applies names no present type). Requirements with ``when_present`` whose
-    types are all absent are left out.
-    """
-    out: list[list[str]] = []
-    for req in rule.requires:
-        present = [t for t in req.any_of if t in node_types]
-        if present:
-            out.append(present)
-        elif not req.when_present:
-            return None
-    return out
 
 
 def _usable_rules(
@@ -488,6 +487,11 @@ def build_prompt(
             if variant == "constrained"
             else plain_schema(n)
         )
+    menu: tuple[MenuItem, ...] = ()
+    if variant == "extractive":
+        menu = tuple(menu_items(graph, [x.id for x in nodes]))
+        n = max(1, min(n, len(menu_facts(menu))))
+        schema = menu_schema(menu, n)
     listed = tuple(x.id for x in nodes)
     return Prompt(
         variant=variant,
@@ -499,6 +503,7 @@ def build_prompt(
         listed_node_ids=listed,
         omitted_node_ids=tuple(x.id for x in graph.model.nodes if x.id not in set(listed)),
         graph=graph,
+        menu=menu,
     )
 
 
@@ -515,6 +520,7 @@ def build_repair_prompt(
     previous_output: str,
     pass_index: int,
     max_claims: int,
+    stated: Sequence[Any] = (),
 ) -> Prompt:
     """A repair prompt: the base conversation, the model's previous reply, then a REVIEW.
 
@@ -524,6 +530,10 @@ def build_repair_prompt(
     as JSON and what is allowed) and, when the previous reply could not be read,
     ``output_error``; see :mod:`verity.repair`. Only validation feedback belongs here,
     never a transport error.
+
+    With a menu (extractive), the repair's menu is what is left once every claim of
+    ``stated`` (the claims of earlier passes, kept or dropped) and of the review is
+    removed: dropped items are replaced by other facts, never retried.
     """
     n = max(1, min(max_claims, base.max_claims))
     sections = [
@@ -533,12 +543,20 @@ def build_repair_prompt(
     ]
     user = f"{_REPAIR_TASK.format(n=n)}\n{data_block(sections, review=True)}"
     failing = review.get("failing_claims", [])
+    schema = _with_max_claims(base.json_schema, n)
+    menu: tuple[MenuItem, ...] = ()
+    if base.menu:
+        # Replacements come from what is left of the menu: no fact already kept or dropped.
+        said = [*review.get("kept_claims", []), *(item.get("claim") for item in failing)]
+        menu = tuple(_remaining(base.menu, [*said, *stated]))
+        n = max(1, min(n, len(menu_facts(menu))))
+        schema = menu_schema(menu, n)
     return Prompt(
         variant=base.variant,
         graph_id=base.graph_id,
         system=base.system,
         user=user,
-        json_schema=_with_max_claims(base.json_schema, n),
+        json_schema=schema,
         max_claims=n,
         pass_index=pass_index,
         listed_node_ids=base.listed_node_ids,
@@ -546,4 +564,47 @@ def build_repair_prompt(
         history=(("user", base.user), ("assistant", previous_output)),
         graph=base.graph,
         review=tuple(dict(x) for x in failing),
+        menu=menu,
+    )
+
+
+_NEXT_CLAIM = (
+    "Write the next claim: one more fact from DATA that your claims above do not state. "
+    'Reply with the same JSON format, {"claims": [...]} holding that one claim.'
+)
+
+
+def menu_step_prompt(prompt: Prompt, chosen: Sequence[Mapping[str, Any]]) -> Prompt:
+    """The chat prompt for one claim of a menu decode, after the claims ``chosen`` so far.
+
+    Its schema offers exactly one claim from what is left of the menu. The messages are
+    the prompt's own, then (once a claim was chosen) the claims so far as the assistant's
+    reply and a short user turn asking for the next one, so consecutive steps share the
+    long prefix (system and DATA) and an endpoint can reuse its cache. The step prompt has
+    no menu of its own: a narrator answers it with one ordinary call.
+    """
+    left = _remaining(prompt.menu, chosen)
+    history = prompt.history
+    user = prompt.user
+    if chosen:
+        history = (
+            *history,
+            ("user", prompt.user),
+            ("assistant", json.dumps({"claims": [dict(c) for c in chosen]}, ensure_ascii=False)),
+        )
+        user = _NEXT_CLAIM
+    return Prompt(
+        variant=prompt.variant,
+        graph_id=prompt.graph_id,
+        system=prompt.system,
+        user=user,
+        json_schema=menu_schema(left, 1),
+        max_claims=1,
+        pass_index=prompt.pass_index,
+        listed_node_ids=prompt.listed_node_ids,
+        omitted_node_ids=prompt.omitted_node_ids,
+        history=history,
+        graph=prompt.graph,
+        review=prompt.review,
+        menu_chosen=tuple(dict(c) for c in chosen),
     )

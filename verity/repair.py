@@ -14,6 +14,10 @@ validation feedback and is sent back as ``output_error``. The loop also ends whe
 claim of a pass verified (``stop_reason`` ``all_verified``) or when the only failures are
 repeats of other claims (``only_duplicates_failed``); otherwise it ends after ``repairs``
 passes (``repairs_exhausted``), or at once with ``repairs=0`` (``no_repairs``).
+
+With a claim menu (the extractive variant) a repair pass offers only what is left of the
+menu once every claim stated so far, kept or dropped, is removed: replacements state
+other facts. When nothing is left the loop ends (``menu_exhausted``).
 """
 
 from __future__ import annotations
@@ -281,7 +285,11 @@ def narrate_and_verify(
             previous_output=last.attempt.raw_text,
             pass_index=k,
             max_claims=n_failing or base.max_claims,
+            stated=[c for p in passes for c in p.claims],
         )
+        if base.menu and not prompt.menu:
+            stop = "menu_exhausted"
+            break
         attempt = narrator.narrate(prompt)
         kept = [c.model_dump(mode="json") for c in last.report.shipped]
         new = [

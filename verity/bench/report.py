@@ -10,8 +10,14 @@ Files written to the output directory:
   messages per claim type), plus our columns: the constrained variant, both profiles, the
   best-of policy. Also built from the summary alone.
 - ``timing.json``: latency and throughput; the only file that depends on the clock.
-- ``survival.png`` and ``failing_by_gate.png`` (matplotlib, Agg backend), when
-  matplotlib is installed (``verity-evidence[bench]``).
+- ``survival.png``, ``failing_by_gate.png`` and ``cost.png`` (model seconds per verified
+  claim, log scale) (matplotlib, Agg backend), when matplotlib is installed
+  (``verity-evidence[bench]``).
+
+Cost per verified claim (model seconds and tokens per shipped verified claim) is in the
+summary and the report too: it is computed from the latencies and token counts the records
+hold, so it is still a function of the records alone, but two runs of the same benchmark
+differ in its seconds (the machine and its load), not in its tokens.
 
 Results from simulated narrators are marked ``(simulated)`` wherever a narrator is named.
 """
@@ -53,7 +59,7 @@ __all__ = [
 ]
 
 SUMMARY_FORMAT = "verity.bench_summary/1"
-FIGURES: tuple[str, ...] = ("survival.png", "failing_by_gate.png")
+FIGURES: tuple[str, ...] = ("survival.png", "failing_by_gate.png", "cost.png")
 _DIGITS = 6
 _PAPER_GATES = ("evidence", "entity", "number", "claim_type")
 _GATE_HEADS = {
@@ -92,6 +98,13 @@ def _cell(c: CellStats) -> dict[str, Any]:
         "shipped_per_instance": _round(k.shipped_per_instance),
         "failing_by_gate": k.failing_by_gate, "gate4_share": _round(k.gate4_share),
         "gate4_messages_by_type": k.gate4_messages_by_type, "statuses": k.statuses,
+        "repeated_shipped": k.repeated_shipped,
+        "cost": {
+            "model_s": _round(k.model_s), "prompt_tokens": k.prompt_tokens,
+            "completion_tokens": k.completion_tokens,
+            "s_per_verified": _round(k.s_per_verified),
+            "tokens_per_verified": _round(k.tokens_per_verified),
+        },
     }
 
 
@@ -238,6 +251,32 @@ def _gate4_table(summary: Mapping[str, Any], profile: str) -> list[str]:
     return _table(head, rows)
 
 
+def _cost_table(summary: Mapping[str, Any], profile: str) -> list[str]:
+    cells = _cells_by(summary)
+    passes = ["r0", "best"]
+    head = ["Narrator", "Variant", "Pass", "Verified shipped", "Repeated shipped", "Model s",
+            "Tokens", "s / verified claim", "Tokens / verified claim", "s / claim ÷ constrained"]
+    rows: list[list[str]] = []
+    for narrator in (n["name"] for n in summary["narrators"]):
+        for which in passes:
+            base = cells.get((narrator, "constrained", profile, which))
+            base_cost = base["cost"]["s_per_verified"] if base and "cost" in base else None
+            for variant in summary["variants"]:
+                c = cells.get((narrator, variant, profile, which))
+                if c is None or "cost" not in c:
+                    continue
+                cost = c["cost"]
+                per = cost["s_per_verified"]
+                ratio = (f"{per / base_cost:.4f}" if per is not None and base_cost else "n/a")
+                rows.append([
+                    _label(summary, narrator), variant, which, str(c["passed"]),
+                    str(c.get("repeated_shipped", 0)), _num(cost["model_s"], 1),
+                    str(cost["prompt_tokens"] + cost["completion_tokens"]), _num(per, 2),
+                    _num(cost["tokens_per_verified"], 0), ratio,
+                ])
+    return _table(head, rows)
+
+
 def _outcome_table(summary: Mapping[str, Any]) -> list[str]:
     statuses = sorted({s for c in summary["cells"] for s in c["statuses"]})
     head = ["Narrator", "Variant", "Profile", "Pass", "Instances", *statuses, "Claims"]
@@ -305,6 +344,12 @@ def render_markdown(summary: Mapping[str, Any], figures: Sequence[str] = ()) -> 
                 "Messages, not claims: a claim that misses two required node types carries "
                 "two messages.", ""]
         out += _gate4_table(summary, profile)
+        out += ["", "### Cost per verified claim", "",
+                "Model seconds and tokens spent up to the pass (best-of: every pass) over the "
+                "verified claims shipped; n/a when nothing shipped. Seconds are recorded "
+                "latencies and depend on the machine's load; tokens do not. Repeated shipped: "
+                "verified claims whose text an earlier verified claim of the pass states.", ""]
+        out += _cost_table(summary, profile)
     out += ["", "## Outcomes per pass", "",
             "ok: a narration was read; parse_error: output that could not be read; api_error: "
             "the request failed; carried: no repair call was made, the previous pass stands.", ""]
@@ -472,7 +517,33 @@ def write_figures(summary: Mapping[str, Any], out_dir: Path) -> list[str]:
     fig.tight_layout()
     fig.savefig(out_dir / FIGURES[1], dpi=120)
     plt.close(fig)
+    _cost_figure(plt, summary, out_dir / FIGURES[2])
     return list(FIGURES)
+
+
+def _cost_figure(plt: Any, summary: Mapping[str, Any], path: Path) -> None:
+    """Model seconds per verified claim (best-of), per narrator and variant, log scale."""
+    cells = _cells_by(summary)
+    rows = [(n["name"], v) for n in summary["narrators"] for v in summary["variants"]]
+    labels = [f"{_label(summary, n)}\n{v}" for n, v in rows]
+    series: list[_Series] = []
+    for profile in summary["profiles"]:
+        values: list[float] = []
+        for n, v in rows:
+            c = cells.get((n, v, profile, "best"))
+            per = c["cost"]["s_per_verified"] if c and "cost" in c else None
+            values.append(float(per) if per else 0.0)
+        series.append((f"profile {profile}", values, None))
+    fig, ax = plt.subplots(figsize=(max(7.0, 1.2 * len(rows) + 4.0), 4.0))
+    _bar_groups(ax, labels or ["(none)"], series or [("none", [0.0], None)])
+    if any(v > 0 for _, values, _ in series for v in values):
+        ax.set_yscale("log")
+    ax.set_title("Model seconds per verified claim shipped (best-of; no bar: none shipped)",
+                 fontsize=9)
+    ax.set_ylabel("seconds per verified claim (log)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 # --- the whole report ----------------------------------------------------------------

@@ -9,6 +9,13 @@ per claim type (messages, not claims: one claim can carry several).
 The pass ``"best"`` is the deployment policy: per instance, ship the pass with more verified
 claims (the earlier pass on a tie).
 
+Cost per verified claim: the model seconds and tokens the cell's instances spent up to and
+including the pass (pass 0, then each repair; best-of: every pass, since the policy runs them
+all), divided by the verified claims the cell ships. Seconds are the recorded narrator
+latencies, so they depend on the machine and its load; tokens do not. A *repeated* shipped
+claim is a verified claim whose text (whitespace collapsed, case folded) an earlier verified
+claim of the same pass already states.
+
 Paired deltas (after minus before) come with percentile intervals from a cluster bootstrap:
 clusters are resampled with replacement, and inside each resample the statistic is computed
 from summed counts (ratio of sums), never as a mean of per-instance ratios. Each comparison
@@ -76,6 +83,12 @@ class PassOutcome:
 
     status: str
     verdicts: tuple[VerdictRecord, ...]
+    #: Narrator seconds and tokens of this pass's call (zero when carried).
+    latency_s: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    #: Verified claims whose text an earlier verified claim of the pass already states.
+    repeated_shipped: int = 0
 
     @property
     def claims(self) -> int:
@@ -96,6 +109,35 @@ class Instance:
     passes: Mapping[str, tuple[PassOutcome, ...]]
 
 
+def _repeats(record: BenchRecord, verdicts: Sequence[VerdictRecord]) -> int:
+    texts = {
+        c.get("id"): c.get("text") for c in record.claims if isinstance(c, dict)
+    }
+    seen: set[str] = set()
+    repeats = 0
+    for v in verdicts:
+        text = texts.get(v.id)
+        if not v.passed or not isinstance(text, str):
+            continue
+        key = " ".join(text.split()).casefold()
+        repeats += key in seen
+        seen.add(key)
+    return repeats
+
+
+def _outcome(record: BenchRecord, profile: str) -> PassOutcome:
+    verdicts = tuple(record.verdicts[profile])
+    called = record.status != "carried"
+    return PassOutcome(
+        record.status,
+        verdicts,
+        latency_s=record.latency_s if called else 0.0,
+        prompt_tokens=record.usage.prompt_tokens if called else 0,
+        completion_tokens=record.usage.completion_tokens if called else 0,
+        repeated_shipped=_repeats(record, verdicts),
+    )
+
+
 def instances_from_records(
     records: Iterable[BenchRecord],
 ) -> tuple[list[Instance], list[InstanceKey]]:
@@ -106,10 +148,10 @@ def instances_from_records(
         first = group[0]
         passes: dict[str, tuple[PassOutcome, ...]] = {}
         for profile in first.profiles:
-            chain = [PassOutcome(first.status, tuple(first.verdicts[profile]))]
+            chain = [_outcome(first, profile)]
             for k in range(1, first.repairs + 1):
                 rec = next(r for r in group if r.pass_index == k and r.repair_profile == profile)
-                chain.append(PassOutcome(rec.status, tuple(rec.verdicts[profile])))
+                chain.append(_outcome(rec, profile))
             passes[profile] = tuple(chain)
         out.append(Instance(key, first.cluster, first.simulated, passes))
     return out, incomplete
@@ -151,6 +193,22 @@ class CellCounts:
     failing_by_gate: dict[str, int]
     gate4_messages_by_type: dict[str, int]
     statuses: dict[str, int]
+    #: Model seconds and tokens spent to reach this pass (see the module docstring).
+    model_s: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    repeated_shipped: int = 0
+
+    @property
+    def s_per_verified(self) -> float | None:
+        """Model seconds per verified claim shipped; None when nothing shipped."""
+        return self.model_s / self.passed if self.passed else None
+
+    @property
+    def tokens_per_verified(self) -> float | None:
+        """Prompt plus completion tokens per verified claim shipped."""
+        tokens = self.prompt_tokens + self.completion_tokens
+        return tokens / self.passed if self.passed else None
 
     @property
     def survival(self) -> float | None:
@@ -170,8 +228,19 @@ class CellCounts:
         return self.failing_by_gate.get(GATE4, 0) / self.failing_claims
 
 
-def count_passes(outcomes: Iterable[PassOutcome]) -> CellCounts:
-    """Count claims, passes, failing claims per gate and gate-4 messages per claim type."""
+def count_passes(
+    outcomes: Iterable[PassOutcome], spent: Iterable[Sequence[PassOutcome]] | None = None
+) -> CellCounts:
+    """Count claims, passes, failing claims per gate and gate-4 messages per claim type.
+
+    ``spent`` holds, per instance, the passes whose calls the cost counts (default: the
+    outcome's own pass).
+    """
+    outcomes = list(outcomes)
+    chains = [list(c) for c in spent] if spent is not None else [[o] for o in outcomes]
+    model_s = sum(p.latency_s for c in chains for p in c)
+    prompt_tokens = sum(p.prompt_tokens for c in chains for p in c)
+    completion_tokens = sum(p.completion_tokens for c in chains for p in c)
     instances = claims = passed = failing = 0
     by_gate: dict[str, int] = {}
     gate4: dict[str, int] = {}
@@ -199,6 +268,10 @@ def count_passes(outcomes: Iterable[PassOutcome]) -> CellCounts:
         failing_by_gate={g: by_gate[g] for g in gate_order(by_gate)},
         gate4_messages_by_type=dict(sorted(gate4.items(), key=lambda kv: (-kv[1], kv[0]))),
         statuses=dict(sorted(statuses.items())),
+        model_s=model_s,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        repeated_shipped=sum(o.repeated_shipped for o in outcomes),
     )
 
 
@@ -426,6 +499,7 @@ def _profile_order(names: Iterable[str]) -> list[str]:
 _VARIANT_PAIRS: tuple[tuple[str, str], ...] = (
     ("ungrounded", "grounded"),
     ("grounded", "constrained"),
+    ("constrained", "extractive"),
 )
 
 
@@ -468,8 +542,13 @@ def analyze(
                         ((i.cluster, (p.passed, p.claims)) for i, p in chosen),
                         resamples=resamples, rng=rng_for(seed, name), level=level,
                     )
+                    spent = [
+                        i.passes[profile] if which == "best" else i.passes[profile][: which + 1]
+                        for i in group
+                    ]
                     cells.append(CellStats(narrator, simulated[narrator], variant, profile,
-                                           which, count_passes(p for _, p in chosen), ci))
+                                           which, count_passes((p for _, p in chosen), spent),
+                                           ci))
                 comparisons.extend(
                     _repair_comparisons(narrator, simulated[narrator], variant, profile, group,
                                         seed=seed, resamples=resamples, level=level)

@@ -18,7 +18,8 @@ from verity.commands.narrate import (
     narrator_failure,
     scripted_profiles,
 )
-from verity.demo import DEMO_GOAL, DEMO_PROFILE, render_demo, run_demo
+from verity.demo import DEMO_GOAL, DEMO_PROFILE, DEMO_VARIANT, render_demo, run_demo
+from verity.prompts import VARIANTS
 
 __all__ = ["add_arguments", "run"]
 
@@ -52,6 +53,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=NARRATOR_HELP.format(profiles=scripted_profiles())
         + " (default: local; scripted for a quick dry run)",
     )
+    parser.add_argument(
+        "--variant",
+        choices=VARIANTS,
+        default=DEMO_VARIANT,
+        help=f"prompt variant (default: {DEMO_VARIANT})",
+    )
     add_repairs(parser)
     add_openai_options(parser.add_argument_group("openai:MODEL narrators"))
 
@@ -59,7 +66,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     narrator = build_narrator(args, seed=False)
     demo = run_demo(
-        args.out_dir, profile=args.profile, goal=args.goal, narrator=narrator, repairs=args.repairs
+        args.out_dir,
+        profile=args.profile,
+        goal=args.goal,
+        narrator=narrator,
+        repairs=args.repairs,
+        variant=args.variant,
     )
     print(render_demo(demo))
     failed = narrator_failure(narrator, demo.result.passes[0].attempt)

@@ -14,18 +14,25 @@ claims), extra top-level keys (ignored), raw control characters such as newlines
 strings (llama.cpp's JSON grammar lets a model write them). Every claim object gets the id
 ``c1``, ``c2``... by position; an ``id`` the model wrote is replaced, since ids belong to
 the narrator.
+
+Menu decoding (the extractive variant, a prompt with a ``menu``): :func:`narrate_menu`
+asks for one claim per call, each time from what is left of the menu
+(:func:`verity.prompts.menu_step_prompt`), and returns one attempt for the whole
+narration: the chosen claims as ``{"claims": [...]}``, usage, latency and retries summed
+over the calls. A step that fails ends the decode; the claims chosen before it stand
+(with the step's ``api_error`` recorded when it failed in transport).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from verity.claims import NARRATION_FORMAT
-from verity.prompts import Prompt
+from verity.prompts import Prompt, menu_step_prompt
 from verity.refusal import REFUSAL
 
 __all__ = [
@@ -35,7 +42,10 @@ __all__ = [
     "AttemptError",
     "Narrator",
     "Usage",
+    "anarrate_menu",
     "api_error_attempt",
+    "menu_attempt",
+    "narrate_menu",
     "output_attempt",
     "parse_output",
 ]
@@ -326,3 +336,106 @@ def api_error_attempt(
         latency_s=latency_s,
         retries=retries,
     )
+
+
+def menu_attempt(prompt: Prompt, chosen: list[Any], steps: list[Attempt]) -> Attempt:
+    """One attempt for a whole menu decode: ``chosen`` claims, ``steps`` the calls made.
+
+    With no claim chosen it is the first step's failure (re-keyed to ``prompt``). A
+    transport failure after some claims keeps them and records the error; the finish
+    reason is the last step's.
+    """
+    last = steps[-1] if steps else None
+    usage = Usage()
+    for a in steps:
+        usage = usage + a.usage
+    latency = sum(a.latency_s for a in steps)
+    retries = sum(a.retries for a in steps)
+    if last is None:
+        return api_error_attempt(
+            prompt, narrator="menu", model="menu", code="api.error", message="no step ran"
+        )
+    if not chosen:
+        return Attempt(
+            narrator=last.narrator,
+            model=last.model,
+            graph_id=prompt.graph_id,
+            variant=prompt.variant,
+            pass_index=prompt.pass_index,
+            prompt_hash=prompt.prompt_hash,
+            raw_text=last.raw_text,
+            narration=None,
+            parse_error=last.parse_error,
+            api_error=last.api_error,
+            usage=usage,
+            latency_s=latency,
+            finish_reason=last.finish_reason,
+            retries=retries,
+            simulated=last.simulated,
+        )
+    raw = json.dumps({"claims": chosen}, ensure_ascii=False)
+    narration, error = parse_output(raw, "stop", prompt.graph_id)
+    return Attempt(
+        narrator=last.narrator,
+        model=last.model,
+        graph_id=prompt.graph_id,
+        variant=prompt.variant,
+        pass_index=prompt.pass_index,
+        prompt_hash=prompt.prompt_hash,
+        raw_text=raw,
+        narration=narration,
+        parse_error=error,
+        api_error=last.api_error,
+        usage=usage,
+        latency_s=latency,
+        finish_reason=last.finish_reason,
+        retries=retries,
+        simulated=last.simulated,
+    )
+
+
+def _step_claim(attempt: Attempt) -> Any | None:
+    """The one claim a step returned (as written, without the narrator's id), or None."""
+    if attempt.api_error is not None or attempt.narration is None:
+        return None
+    claims = attempt.claims
+    if not claims:
+        return None
+    first = claims[0]
+    return {k: v for k, v in first.items() if k != "id"} if isinstance(first, dict) else first
+
+
+def _next_step(prompt: Prompt, chosen: list[Any]) -> Prompt | None:
+    if len(chosen) >= prompt.max_claims:
+        return None
+    step = menu_step_prompt(prompt, [c for c in chosen if isinstance(c, dict)])
+    enum = step.json_schema["properties"]["claims"]["items"]["enum"]
+    return step if enum else None
+
+
+def narrate_menu(prompt: Prompt, call: Callable[[Prompt], Attempt]) -> Attempt:
+    """Decode a menu prompt claim by claim with ``call`` (one ordinary narrator call a step)."""
+    chosen: list[Any] = []
+    steps: list[Attempt] = []
+    while (step := _next_step(prompt, chosen)) is not None:
+        attempt = call(step)
+        steps.append(attempt)
+        claim = _step_claim(attempt)
+        if claim is None:
+            break
+        chosen.append(claim)
+    return menu_attempt(prompt, chosen, steps)
+
+
+async def anarrate_menu(prompt: Prompt, call: Callable[[Prompt], Awaitable[Attempt]]) -> Attempt:
+    """:func:`narrate_menu` for an asynchronous narrator call."""
+    chosen: list[Any] = []
+    steps: list[Attempt] = []
+    while (step := _next_step(prompt, chosen)) is not None:
+        attempt = await call(step)
+        steps.append(attempt)
+        claim = _step_claim(attempt)
+        if claim is None:
+            break
+        chosen.append(claim)
+    return menu_attempt(prompt, chosen, steps)

@@ -19,6 +19,15 @@ output. ``reuse_prefix=True`` trades that reproducibility for speed.
 
 A prompt that does not fit the context window (prompt tokens + ``max_tokens`` > ``n_ctx``)
 is an attempt with ``api_error`` ``local.context_overflow``, not an exception.
+
+A menu prompt (extractive) is decoded claim by claim as one continuing reply: the chat
+text, then ``{"claims": [`` and the claims chosen so far; each step's grammar offers
+exactly the menu items still left (:func:`verity.menu.remaining_items`), so no fact is
+stated twice, and each step's prompt extends the previous step's prompt and output, so
+llama.cpp evaluates the long prefix once and only the new tokens afterwards. The cache is
+reset at the start of each narration (unless ``reuse_prefix``), so the same prompt
+always runs the same sequence of evaluations and gives the same output. Usage counts
+each prompt token once: the first step's prompt plus the separators later steps add.
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from typing import Any
 
 from verity.errors import InputError
 from verity.extras import install_hint
+from verity.menu import remaining_items
 from verity.narrators.base import Attempt, Usage, api_error_attempt, output_attempt
 from verity.prompts import Prompt
 
@@ -117,14 +127,10 @@ class LocalNarrator:
 
     def prompt_tokens(self, prompt: Prompt) -> int:
         """Tokens of the prompt as the chat template lays it out (an upper bound within a few)."""
-        llm = self._llm()
-        text = (
-            "".join(
-                f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in prompt.messages()
-            )
-            + "<|im_start|>assistant\n"
-        )
-        return len(llm.tokenize(text.encode("utf-8"), add_bos=True, special=True))
+        return len(self._tokens(_chat_text(prompt)))
+
+    def _tokens(self, text: str) -> list[int]:
+        return list(self._llm().tokenize(text.encode("utf-8"), add_bos=True, special=True))
 
     def _failed(self, prompt: Prompt, code: str, message: str, latency_s: float = 0.0) -> Attempt:
         """An attempt that produced no output; messages are cut to 300 characters."""
@@ -138,6 +144,8 @@ class LocalNarrator:
         )
 
     def narrate(self, prompt: Prompt) -> Attempt:
+        if prompt.menu:
+            return self._narrate_menu(prompt)
         llm = self._llm()
         needed = self.prompt_tokens(prompt)
         if needed + self.max_tokens > self.n_ctx:
@@ -178,3 +186,105 @@ class LocalNarrator:
             usage=Usage(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))),
             latency_s=latency,
         )
+
+    def _narrate_menu(self, prompt: Prompt) -> Attempt:
+        """One reply decoded claim by claim, each step restricted to the items left."""
+        llm = self._llm()
+        head = _chat_text(prompt) + '{"claims": ['
+        written: list[str] = []  # each chosen claim exactly as the model wrote it
+        chosen: list[dict[str, Any]] = []
+        latency = 0.0
+        completion = 0
+        prompt_tokens = 0
+        finish: str | None = "stop"
+        if not self.reuse_prefix:
+            llm.reset()
+        while len(chosen) < prompt.max_claims:
+            left = remaining_items(prompt.menu, chosen)
+            if not left:
+                break
+            tokens = self._tokens(head + "".join(w + ", " for w in written))
+            if len(tokens) + self.max_tokens > self.n_ctx:
+                if not chosen:
+                    return self._failed(
+                        prompt,
+                        "local.context_overflow",
+                        f"the prompt has {len(tokens)} tokens; with {self.max_tokens} to "
+                        f"generate it exceeds the {self.n_ctx}-token context",
+                    )
+                finish = "length"
+                break
+            try:
+                grammar = _grammar(json.dumps({"enum": [item.claim() for item in left]}))
+            except Exception as exc:  # a schema the converter cannot express is reported
+                return self._failed(prompt, "local.error", f"the menu has no grammar: {exc}")
+            literals = [json.dumps(item.claim()) for item in left]  # as the grammar spells them
+            started = time.perf_counter()
+            try:
+                out = llm.create_completion(
+                    prompt=tokens,
+                    temperature=0.0,
+                    seed=self.seed,
+                    max_tokens=self.max_tokens,
+                    grammar=grammar,
+                    stopping_criteria=_llama_cpp().StoppingCriteriaList(
+                        [_once_unique(llm, len(tokens), literals)]
+                    ),
+                )
+            except Exception as exc:  # llama.cpp failures become data, never a crash
+                return self._failed(prompt, "local.error", f"{type(exc).__name__}: {exc}", latency)
+            latency += time.perf_counter() - started
+            choice = out["choices"][0]
+            usage = out.get("usage") or {}
+            prompt_tokens = len(tokens) - completion
+            completion += int(usage.get("completion_tokens", 0))
+            finish = choice.get("finish_reason")
+            text = _complete(str(choice.get("text") or ""), literals)
+            try:
+                claim = json.loads(text)
+            except ValueError:
+                break  # cut short (the token limit): the claims before it stand
+            if not isinstance(claim, dict):
+                break
+            written.append(text)
+            chosen.append(claim)
+            finish = "stop"
+        raw = '{"claims": [' + ", ".join(written) + "]}"
+        return output_attempt(
+            prompt,
+            narrator=self.name,
+            model=MODEL_NAME,
+            raw_text=raw,
+            finish_reason="stop" if chosen else finish,
+            usage=Usage(prompt_tokens, completion),
+            latency_s=latency,
+        )
+
+
+def _once_unique(llm: Any, start: int, literals: list[str]) -> Any:
+    """A stopping criterion: stop once the text written fits exactly one menu item.
+
+    From there the grammar allows only the rest of that item, so decoding it token by
+    token would only spell out a known string; :func:`_complete` appends it instead (the
+    output is the same string, several times faster to get).
+    """
+
+    def stop(input_ids: Any, logits: Any) -> bool:
+        written = llm.detokenize(list(input_ids[start:])).decode("utf-8", errors="ignore")
+        return bool(written) and sum(lit.startswith(written) for lit in literals) == 1
+
+    return stop
+
+
+def _complete(written: str, literals: list[str]) -> str:
+    """The one menu item that the text written so far starts, else the text as written."""
+    fits = [lit for lit in literals if lit.startswith(written)]
+    return fits[0] if len(fits) == 1 else written
+
+
+def _chat_text(prompt: Prompt) -> str:
+    """The prompt laid out by SmolLM2's chat template, up to the assistant's reply."""
+    return (
+        "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in prompt.messages())
+        + "<|im_start|>assistant\n"
+    )

@@ -25,6 +25,11 @@ refuses that request (HTTP 400, 422 or 5xx) and the same request in the ``json_o
 style succeeds, keeps ``json_object`` for the rest of the narrator's requests (saying so
 through ``notify``). A prompt that does not fit the server's context window is an
 ``api.bad_request`` whose message says so and how to fix it.
+
+A menu prompt (the extractive variant) is decoded claim by claim, one request per claim
+(:func:`verity.narrators.base.narrate_menu`): each request offers only the menu items
+still left, and consecutive requests share their long prefix, which servers such as
+llama.cpp's reuse from their cache.
 """
 
 from __future__ import annotations
@@ -40,7 +45,14 @@ from urllib.parse import urlsplit, urlunsplit
 import openai
 
 from verity.errors import InputError
-from verity.narrators.base import Attempt, Usage, api_error_attempt, output_attempt
+from verity.narrators.base import (
+    Attempt,
+    Usage,
+    anarrate_menu,
+    api_error_attempt,
+    narrate_menu,
+    output_attempt,
+)
 from verity.prompts import Prompt
 
 __all__ = [
@@ -406,6 +418,11 @@ class OpenAIChatNarrator(_ChatNarrator):
     _client_class = openai.OpenAI
 
     def narrate(self, prompt: Prompt) -> Attempt:
+        if prompt.menu:
+            return narrate_menu(prompt, self._narrate_one)
+        return self._narrate_one(prompt)
+
+    def _narrate_one(self, prompt: Prompt) -> Attempt:
         started = time.perf_counter()
         retries = 0
         style = self._s.active_format
@@ -438,6 +455,11 @@ class AsyncOpenAIChatNarrator(_ChatNarrator):
     _client_class = openai.AsyncOpenAI
 
     async def anarrate(self, prompt: Prompt) -> Attempt:
+        if prompt.menu:
+            return await anarrate_menu(prompt, self._anarrate_one)
+        return await self._anarrate_one(prompt)
+
+    async def _anarrate_one(self, prompt: Prompt) -> Attempt:
         started = time.perf_counter()
         retries = 0
         style = self._s.active_format

@@ -22,6 +22,11 @@ profile's rate, drawn from ``random.Random`` seeded by the seed and the prompt h
 - ``dropped_negation``: a negation is removed from the text (strict polarity);
 - ``duplicate``: the claim is repeated (``duplicate.repeated``).
 
+On an extractive prompt (one with a claim menu) the simulator picks menu items instead:
+up to ``max_claims`` distinct facts, round-robin over claim types, in an order drawn from
+the seeded generator; the menu's schema leaves no room for the profile's errors, and the
+claim-by-claim decode no room for repeats, so these claims are all valid.
+
 On a constrained prompt a claim that the prompt's JSON Schema rejects is replaced by its
 valid original, as constrained decoding would not have produced it; errors the schema
 cannot express stay. Ungrounded prompts list no ids, so each cited id is a guess that is
@@ -45,6 +50,7 @@ from jsonschema import Draft202012Validator
 
 from verity.errors import InputError
 from verity.graph import EvidenceGraph
+from verity.menu import remaining_items
 from verity.models import NodeModel
 from verity.narrators.base import Attempt, Usage, output_attempt
 from verity.normalize import normalize
@@ -314,6 +320,8 @@ class ScriptedNarrator:
     def _claims(
         self, prompt: Prompt, graph: EvidenceGraph, rng: random.Random
     ) -> list[dict[str, Any]]:
+        if prompt.menu:
+            return self._menu_claims(prompt, rng)
         inject = _Injector(graph, self.profile, rng)
         candidates = valid_claims(graph, prompt.listed_node_ids or None)
         if not candidates:
@@ -345,6 +353,21 @@ class ScriptedNarrator:
                     for x in c["cited_evidence_ids"]
                 ]
         return out[: max(1, prompt.max_claims)]
+
+    def _menu_claims(self, prompt: Prompt, rng: random.Random) -> list[dict[str, Any]]:
+        """Distinct facts from the menu, round-robin over claim types in a seeded order."""
+        limit = min(self.profile.max_claims, prompt.max_claims)
+        items = list(prompt.menu)
+        rng.shuffle(items)
+        out: list[dict[str, Any]] = []
+        while len(out) < limit:
+            left = remaining_items(items, out)
+            if not left:
+                break
+            used = [c["type"] for c in out]
+            left.sort(key=lambda item: used.count(item.claim_type))  # stable: keeps the draw
+            out.append(left[0].claim())
+        return out
 
     def narrate(self, prompt: Prompt) -> Attempt:
         if prompt.graph is None:

@@ -1,0 +1,267 @@
+"""The extractive variant through every narrator kind, the repair pass and the demo.
+
+Fakes stand in for endpoints and models here (named as fakes); the real model and a real
+``llama_cpp.server`` are in ``test_local_model.py`` and ``test_openai_server.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from functools import cache
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import openai
+import pytest
+
+from verity.demo import render_demo, run_demo
+from verity.graph import EvidenceGraph, load_graph
+from verity.menu import menu_facts
+from verity.narrators import (
+    AsyncOpenAIChatNarrator,
+    OpenAIChatNarrator,
+    RecordingNarrator,
+    ReplayNarrator,
+    ScriptedNarrator,
+)
+from verity.narrators.base import Attempt, Usage, output_attempt
+from verity.prompts import Prompt, build_prompt, build_repair_prompt
+from verity.repair import narrate_and_verify
+from verity.verify import verify
+
+try:
+    import httpx2 as httpx
+except ImportError:  # pragma: no cover - depends on the openai client's transport package
+    import httpx  # type: ignore[no-redef]
+
+
+@cache
+def _graph_data() -> dict[str, Any]:
+    from verity.backends.card_rewards import optimize
+
+    return optimize(7, "max_value")
+
+
+@pytest.fixture(scope="module")
+def graph() -> EvidenceGraph:
+    return load_graph(_graph_data())
+
+
+@pytest.fixture(scope="module")
+def prompt(graph: EvidenceGraph) -> Prompt:
+    return build_prompt(graph, "extractive")
+
+
+def _offered(body_or_prompt: Any) -> list[dict[str, Any]]:
+    if isinstance(body_or_prompt, Prompt):
+        schema = body_or_prompt.json_schema
+    else:
+        fmt = body_or_prompt["response_format"]
+        schema = fmt["schema"] if "schema" in fmt else fmt["json_schema"]["schema"]
+    return list(schema["properties"]["claims"]["items"]["enum"])
+
+
+def _facts(claims: list[Any]) -> list[str]:
+    return [c["cited_evidence_ids"][0] for c in claims]
+
+
+# --- scripted and replay ------------------------------------------------------------------
+
+
+def test_scripted_extractive_states_distinct_menu_facts(
+    prompt: Prompt, graph: EvidenceGraph
+) -> None:
+    a = ScriptedNarrator("sloppy", seed=1).narrate(prompt)
+    menu = [item.claim() for item in prompt.menu]
+    assert len(a.claims) == prompt.max_claims == 5
+    assert all({k: v for k, v in c.items() if k != "id"} in menu for c in a.claims)
+    assert len(set(_facts(a.claims))) == 5
+    assert len({c["type"] for c in a.claims}) >= 4  # round-robin over claim types
+    assert verify(graph, a.narration or {}, "strict").summary.all_claims_verified
+    assert a.raw_text == ScriptedNarrator("sloppy", seed=1).narrate(prompt).raw_text
+    assert a.raw_text != ScriptedNarrator("sloppy", seed=2).narrate(prompt).raw_text
+
+
+def test_recorded_extractive_narration_replays(tmp_path: Path, graph: EvidenceGraph) -> None:
+    record = tmp_path / "attempts.jsonl"
+    live = narrate_and_verify(graph, RecordingNarrator(ScriptedNarrator("clean"), record),
+                              "extractive")
+    replayed = narrate_and_verify(graph, ReplayNarrator(record), "extractive")
+    assert replayed.final.to_dict() == live.final.to_dict()
+    assert len(replayed.final.shipped) == 5
+
+
+# --- chat endpoints: one request per claim, used facts removed ----------------------------
+
+
+class FakeMenuCompletions:
+    """A fake endpoint that honours the schema: answers the ``pick``-th item it is offered."""
+
+    def __init__(self, pick: int = 0, fail_at: int | None = None) -> None:
+        self.pick = pick
+        self.fail_at = fail_at
+        self.bodies: list[dict[str, Any]] = []
+
+    def _answer(self, body: dict[str, Any]) -> Any:
+        self.bodies.append(body)
+        if self.fail_at is not None and len(self.bodies) - 1 == self.fail_at:
+            request = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
+            raise openai.InternalServerError(
+                "boom", response=httpx.Response(500, request=request), body=None
+            )
+        offered = _offered(body)
+        claim = offered[min(self.pick, len(offered) - 1)]
+        message = SimpleNamespace(content=json.dumps({"claims": [claim]}), refusal=None)
+        return SimpleNamespace(
+            choices=[SimpleNamespace(message=message, finish_reason="stop")],
+            usage=SimpleNamespace(prompt_tokens=100, completion_tokens=20),
+            model="fake-model",
+        )
+
+    def create(self, **body: Any) -> Any:
+        return self._answer(body)
+
+
+class FakeAsyncMenuCompletions(FakeMenuCompletions):
+    async def create(self, **body: Any) -> Any:  # type: ignore[override]
+        await asyncio.sleep(0)
+        return self._answer(body)
+
+
+def _openai(completions: FakeMenuCompletions) -> OpenAIChatNarrator:
+    client = SimpleNamespace(chat=SimpleNamespace(completions=completions))
+    return OpenAIChatNarrator("fake-model", client=client, response_format="json_object",
+                              max_retries=0)
+
+
+def test_openai_decodes_the_menu_claim_by_claim(prompt: Prompt, graph: EvidenceGraph) -> None:
+    fake = FakeMenuCompletions()
+    attempt = _openai(fake).narrate(prompt)
+    assert len(fake.bodies) == 5
+    sizes = [len(_offered(b)) for b in fake.bodies]
+    assert sizes == sorted(sizes, reverse=True) and sizes[0] == len(prompt.menu)
+    for body in fake.bodies:
+        assert body["response_format"]["type"] == "json_object"
+        assert body["messages"][:2] == prompt.messages()  # the shared prefix
+    assert attempt.prompt_hash == prompt.prompt_hash and attempt.variant == "extractive"
+    assert attempt.usage == Usage(500, 100) and attempt.api_error is None
+    assert len(set(_facts(attempt.claims))) == 5
+    assert [c["id"] for c in attempt.claims] == ["c1", "c2", "c3", "c4", "c5"]
+    assert verify(graph, attempt.narration or {}, "strict").summary.all_claims_verified
+
+
+def test_async_openai_decodes_the_menu_claim_by_claim(prompt: Prompt) -> None:
+    fake = FakeAsyncMenuCompletions(pick=3)
+    client = SimpleNamespace(chat=SimpleNamespace(completions=fake))
+    narrator = AsyncOpenAIChatNarrator("fake-model", client=client, max_retries=0)
+    attempt = asyncio.run(narrator.anarrate(prompt))
+    assert len(fake.bodies) == 5 and len(set(_facts(attempt.claims))) == 5
+    assert fake.bodies[0]["response_format"]["type"] == "json_schema"
+
+
+def test_a_failed_request_mid_decode_keeps_the_claims_before_it(
+    prompt: Prompt, graph: EvidenceGraph
+) -> None:
+    fake = FakeMenuCompletions(fail_at=2)
+    result = narrate_and_verify(graph, _openai(fake), "extractive")
+    attempt = result.passes[0].attempt
+    assert len(attempt.claims) == 2 and attempt.api_error is not None
+    assert attempt.api_error.code == "api.server_error"
+    assert result.stop_reason == "api_error" and len(result.final.shipped) == 2
+
+    first = FakeMenuCompletions(fail_at=0)
+    failed = _openai(first).narrate(prompt)
+    assert failed.narration is None and failed.api_error is not None
+
+
+# --- repair: replacements come from what is left of the menu ------------------------------
+
+
+class FakeMenuNarrator:
+    """A fake narrator: pass 0 writes one menu item and one item with a swapped number;
+    a repair answers the first item left on its menu."""
+
+    name = "fake-menu"
+
+    def __init__(self) -> None:
+        self.prompts: list[Prompt] = []
+
+    def narrate(self, prompt: Prompt) -> Attempt:
+        self.prompts.append(prompt)
+        if prompt.pass_index == 0:
+            good = prompt.menu[0].claim()
+            bad = next(i.claim() for i in prompt.menu if i.numbers and i.node_id != good[
+                "cited_evidence_ids"][0])
+            bad["numbers"] = ["$999,999.00"]
+            claims = [good, bad]
+        else:
+            claims = [prompt.menu[0].claim()]
+        return output_attempt(prompt, narrator=self.name, model="fake",
+                              raw_text=json.dumps({"claims": claims}), finish_reason="stop",
+                              usage=Usage(1, 1), latency_s=0.0)
+
+
+def test_repair_replaces_dropped_items_from_what_is_left(graph: EvidenceGraph) -> None:
+    fake = FakeMenuNarrator()
+    result = narrate_and_verify(graph, fake, "extractive", repairs=1)
+    first, repair = fake.prompts
+    kept, dropped = result.passes[0].claims
+    left = {i.node_id for i in repair.menu}
+    assert kept["cited_evidence_ids"][0] not in left
+    assert dropped["cited_evidence_ids"][0] not in left  # a dropped fact is not retried
+    assert len(menu_facts(repair.menu)) == len(menu_facts(first.menu)) - 2
+    assert repair.json_schema["properties"]["claims"]["items"]["enum"] == [
+        i.claim() for i in repair.menu
+    ]
+    assert result.final.summary.all_claims_verified and len(result.final.shipped) == 2
+
+
+def test_repair_ends_when_the_menu_is_used_up() -> None:
+    data = dict(_graph_data())
+    node = next(n for n in data["nodes"] if n["type"] == "ASSUMPTION")
+    data = {**data, "nodes": [node], "edges": []}
+    base = build_prompt(load_graph(data), "extractive")
+    assert base.max_claims == 1
+    review = {"kept_claims": [], "failing_claims": [{"claim": base.menu[0].claim()}]}
+    repair = build_repair_prompt(base, review, previous_output="{}", pass_index=1, max_claims=1)
+    assert repair.menu == ()
+
+    class FakeWrongNarrator(FakeMenuNarrator):
+        def narrate(self, prompt: Prompt) -> Attempt:
+            self.prompts.append(prompt)
+            claim = {**prompt.menu[0].claim(), "numbers": ["$999,999.00"]}
+            return output_attempt(prompt, narrator=self.name, model="fake",
+                                  raw_text=json.dumps({"claims": [claim]}),
+                                  finish_reason="stop", usage=Usage(1, 1), latency_s=0.0)
+
+    fake = FakeWrongNarrator()
+    result = narrate_and_verify(load_graph(data), fake, "extractive", repairs=1)
+    assert result.stop_reason == "menu_exhausted" and len(fake.prompts) == 1
+    assert result.final.refused
+
+
+# --- the demo ---------------------------------------------------------------------------
+
+
+def test_demo_defaults_to_extractive_and_prints_prose(tmp_path: Path) -> None:
+    demo = run_demo(tmp_path / "demo", narrator=ScriptedNarrator("sloppy"))
+    text = render_demo(demo)
+    assert demo.variant == "extractive" and len(demo.result.final.shipped) == 5
+    prose = " ".join(c.text for c in demo.result.final.shipped)
+    lines = text.splitlines()
+    start = lines.index("Shipped narration (5 verified claims):") + 1
+    assert " ".join(line.strip() for line in lines[start:start + 8]).startswith(prose)
+    assert "Dropped claims: none." in text
+    assert "paper profile" not in text  # printed only when paper would ship something else
+
+
+def test_demo_names_what_paper_would_add(tmp_path: Path) -> None:
+    demo = run_demo(tmp_path / "demo", narrator=ScriptedNarrator("sloppy"), variant="constrained",
+                    repairs=0)
+    if demo.paper_only:
+        assert "The four-gate paper profile would have shipped" in render_demo(demo)
+    for verdict in demo.result.final.claims:
+        if not verdict.passed:
+            assert verdict.errors[0].code in render_demo(demo)

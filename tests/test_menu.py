@@ -1,0 +1,228 @@
+"""The claim menu of the extractive variant: every item is verified by construction.
+
+The guarantee is tested, not assumed: every menu item of every checked-in graph (the 150
+card-rewards graphs and the SQL sample graph), of freshly solved graphs that carry the
+declared ``narrates`` mapping, of graphs with required spans (sub-statements), and of
+generated graphs passes ``strict`` and ``paper``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import assume, given
+
+from tests.helpers import ROOT
+from tests.robustness.strategies import ROBUST, graph_dicts
+from verity.errors import GraphError
+from verity.graph import EvidenceGraph, load_graph
+from verity.menu import MenuItem, menu_facts, menu_items, menu_schema, remaining_items
+from verity.prompts import CLAIM_OUTPUT_FIELDS, build_prompt, menu_step_prompt
+from verity.verify import verify
+
+CARD_GRAPHS = sorted((ROOT / "evidence_graphs" / "card_rewards").glob("*.json"))
+
+
+def _narration(graph: EvidenceGraph, items: list[MenuItem]) -> dict[str, Any]:
+    return {
+        "format": "verity.narration/1",
+        "graph_id": graph.graph_id,
+        "claims": [{"id": f"c{i}", **item.claim()} for i, item in enumerate(items, start=1)],
+    }
+
+
+def _failures(graph: EvidenceGraph, items: list[MenuItem]) -> list[tuple[str, Any, list[str]]]:
+    """(profile, claim, error codes) of every item that a profile rejects."""
+    out: list[tuple[str, Any, list[str]]] = []
+    narration = _narration(graph, items)
+    for profile in ("strict", "paper"):
+        report = verify(graph, narration, profile)
+        out.extend(
+            (profile, narration["claims"][v.index], [e.code for e in v.errors])
+            for v in report.claims
+            if not v.passed
+        )
+    return out
+
+
+@cache
+def _solved(profile: int, goal: str) -> dict[str, Any]:
+    from verity.backends.card_rewards import optimize
+
+    return optimize(profile, goal)
+
+
+def test_the_150_checked_in_graphs_are_all_there() -> None:
+    assert len(CARD_GRAPHS) == 150
+
+
+@pytest.mark.parametrize("path", CARD_GRAPHS, ids=[p.stem for p in CARD_GRAPHS])
+def test_every_menu_item_of_every_card_rewards_graph_passes_strict_and_paper(path: Path) -> None:
+    graph = load_graph(path)
+    items = menu_items(graph)
+    assert items
+    assert _failures(graph, items) == []
+
+
+def test_every_menu_item_of_the_sql_sample_graph_passes_strict_and_paper() -> None:
+    from verity.backends.sql import graph_from_sample
+
+    graph = graph_from_sample()
+    items = menu_items(graph)
+    assert len(menu_facts(items)) >= 5
+    assert _failures(graph, items) == []
+
+
+@pytest.mark.parametrize("goal", ["max_value", "no_fee", "two_cards"])
+def test_solved_graphs_narrate_every_node_once_under_the_declared_mapping(goal: str) -> None:
+    graph = load_graph(_solved(7, goal))
+    items = menu_items(graph)
+    assert _failures(graph, items) == []
+    # the declared mapping: each node type is narrated by exactly one claim type here
+    types = {(i.claim_type, graph.nodes[i.node_id].type) for i in items}
+    assert ("ALLOCATION", "OBJECTIVE") in types  # the objective has a claim type now
+    assert ("ALLOCATION", "ALLOCATION_SEGMENT") in types
+    assert {t for c, t in types if c == "THRESHOLD"} <= {"THRESHOLD"}
+    assert [i.node_id for i in items if i.text == graph.nodes[i.node_id].statement] == list(
+        dict.fromkeys(i.node_id for i in items)
+    )
+    assert sorted(menu_facts(items)) == sorted(graph.nodes)
+
+
+def test_menu_items_are_the_statements_with_their_mentions_and_companions() -> None:
+    graph = load_graph(_solved(7, "max_value"))
+    for item in menu_items(graph):
+        node = graph.nodes[item.node_id]
+        assert item.text == node.statement
+        assert item.cited_evidence_ids[0] == node.id
+        assert item.numbers == tuple(node.numbers)
+        mentioned = {m.entity_id for m in graph.matcher.find(item.text.casefold())}
+        assert set(item.entities) <= mentioned | set(node.entities)
+        rule = graph.rules[item.claim_type]
+        narrated = rule.narrated_types()
+        assert narrated is None or node.type in narrated
+        if item.claim_type == "CAP_SWITCH":  # the cap hit plus the segment it moves spend to
+            cap, segment = item.cited_evidence_ids
+            assert graph.nodes[segment].type == "ALLOCATION_SEGMENT"
+            linked = {(e.source, e.target) for e in graph.model.edges}
+            assert (cap, segment) in linked or (segment, cap) in linked
+        assert tuple(item.claim()) == CLAIM_OUTPUT_FIELDS
+
+
+def test_menu_is_deterministic() -> None:
+    graph = load_graph(CARD_GRAPHS[0])
+    assert menu_items(graph) == menu_items(load_graph(CARD_GRAPHS[0]))
+    assert build_prompt(graph, "extractive").prompt_hash == (
+        build_prompt(load_graph(CARD_GRAPHS[0]), "extractive").prompt_hash
+    )
+
+
+def _with_spans(data: dict[str, Any], spans: dict[str, list[str]]) -> EvidenceGraph:
+    out = copy.deepcopy(data)
+    for node in out["nodes"]:
+        if node["id"] in spans:
+            node["required_spans"] = spans[node["id"]]
+    return load_graph(out)
+
+
+def test_sub_statements_keep_every_required_span_and_pass() -> None:
+    data = _solved(7, "max_value")
+    by_id = {n["id"]: n for n in data["nodes"]}
+    winners = [n["id"] for n in data["nodes"] if n["type"] == "WINNER_BY_CATEGORY"]
+    spans: dict[str, list[str]] = {}
+    for node_id in winners:
+        statement = by_id[node_id]["statement"]
+        spans[node_id] = [statement.split(",")[0]]
+    tied = [i for i in winners if "tied with" in by_id[i]["statement"]]
+    assert tied
+    for node_id in tied:
+        spans[node_id].append("tied with")  # a tie may not be dropped
+    graph = _with_spans(data, spans)
+    items = menu_items(graph)
+    assert _failures(graph, items) == []
+    subs = [i for i in items if i.text != graph.nodes[i.node_id].statement]
+    assert subs, "a node with required spans offers its shorter sub-statements"
+    for item in subs:
+        node = graph.nodes[item.node_id]
+        assert all(span in item.text for span in node.required_spans)
+        assert len(item.text) < len(node.statement) and item.text.endswith(".")
+        assert set(item.numbers) <= set(node.numbers)
+        assert item.numbers == tuple(x for x in node.numbers if x in item.text)
+    assert not set(tied) & {i.node_id for i in subs}  # their tie clauses stay
+    assert menu_items(graph, substatements=False) == [
+        i for i in items if i.text == graph.nodes[i.node_id].statement
+    ]
+
+
+def test_no_sub_statements_without_required_spans() -> None:
+    graph = load_graph(_solved(7, "max_value"))
+    assert all(i.text == graph.nodes[i.node_id].statement for i in menu_items(graph))
+
+
+def test_remaining_items_drop_every_item_of_a_narrated_node() -> None:
+    data = _solved(7, "max_value")
+    first = next(n for n in data["nodes"] if n["type"] == "WINNER_BY_CATEGORY")
+    graph = _with_spans(data, {first["id"]: [first["statement"].split(",")[0]]})
+    items = menu_items(graph)
+    of_first = [i for i in items if i.node_id == first["id"]]
+    assert len(of_first) == 2  # the statement and its first clause
+    left = remaining_items(items, [of_first[1].claim()])
+    assert first["id"] not in {i.node_id for i in left}
+    assert len(left) == len(items) - 2
+    # a claim that states an item's text drops it even if it cites something else
+    other = items[-1]
+    by_text = remaining_items(items, [{"type": "X", "cited_evidence_ids": [], "text": other.text}])
+    assert other not in by_text
+    assert remaining_items(items, ["not a claim", {"cited_evidence_ids": "x"}]) == items
+
+
+def test_menu_schema_and_step_prompts() -> None:
+    graph = load_graph(_solved(7, "max_value"))
+    prompt = build_prompt(graph, "extractive")
+    assert prompt.menu and prompt.max_claims == 5
+    assert prompt.json_schema == menu_schema(prompt.menu, 5)
+    enum = prompt.json_schema["properties"]["claims"]["items"]["enum"]
+    assert enum == [i.claim() for i in prompt.menu]
+    grounded = build_prompt(graph, "grounded")
+    assert (prompt.system, prompt.user) == (grounded.system, grounded.user)  # same prompt text
+    first = menu_step_prompt(prompt, [])
+    assert first.messages() == prompt.messages() and first.max_claims == 1 and not first.menu
+    chosen = [prompt.menu[0].claim()]
+    second = menu_step_prompt(prompt, chosen)
+    assert second.messages()[:2] == prompt.messages()  # the long prefix is shared
+    assert json.loads(second.messages()[2]["content"]) == {"claims": chosen}
+    offered = second.json_schema["properties"]["claims"]["items"]["enum"]
+    assert chosen[0] not in offered and len(offered) == len(enum) - 1
+    assert second.json_schema["properties"]["claims"]["maxItems"] == 1
+
+
+def test_extractive_prompt_caps_claims_at_the_facts_on_the_menu() -> None:
+    data = _solved(7, "max_value")
+    small = copy.deepcopy(data)
+    small["nodes"] = [n for n in small["nodes"] if n["type"] == "FEE_BREAK_EVEN"][:1] or [
+        small["nodes"][0]
+    ]
+    small["edges"] = []
+    graph = load_graph(small)
+    prompt = build_prompt(graph, "extractive")
+    assert prompt.max_claims == len(menu_facts(prompt.menu)) == 1
+
+
+@ROBUST
+@given(graph_dicts())
+def test_menu_items_of_generated_graphs_pass_strict_and_paper(data: dict[str, Any]) -> None:
+    try:
+        graph = load_graph(data)
+    except GraphError:
+        assume(False)
+        return
+    items = menu_items(graph)
+    assert _failures(graph, items) == []
+    assert len(set(items)) == len(items)
+    for item in items:
+        assert item.node_id in graph.nodes and item.cited_evidence_ids[0] == item.node_id
