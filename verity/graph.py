@@ -161,11 +161,24 @@ class EvidenceGraph:
         self.number_nodes: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in stating.items()}
         self.aliases: dict[str, str] = _alias_table(model, what)
         self.matcher = AliasMatcher(self.aliases)
+        #: Lazily filled caches keyed by node id, used by the text gates.
+        self.cache: dict[str, Any] = {}
         for node in model.nodes:
             _check_node_numbers(node, self.matcher, what)
             _check_required_spans(node, what)
-        #: Lazily filled caches keyed by node id, used by the text gates.
-        self.cache: dict[str, Any] = {}
+            if node.required_spans:
+                self._prepare_required(node, what)
+
+    def _prepare_required(self, node: NodeModel, what: str) -> None:
+        """Index a statement with required spans now, refusing spans that cross sentences
+        (the polarity gate reads the same cache entry)."""
+        from verity.align_v3 import PassageV3
+
+        try:
+            passage = PassageV3.of(node.statement, self.matcher, node.required_spans)
+        except ValueError as exc:
+            raise GraphError(f"{what}: node {node.id!r}: {exc}") from None
+        self.cache["statement_v3:" + node.id] = passage
 
     @cached_property
     def nx(self) -> nx.MultiDiGraph:
