@@ -248,9 +248,10 @@ class VerificationFailed(Exception):
         self.report = report
 
 
-def load_gates(spec: str, base: str = "strict") -> Profile:
+def load_gates(spec: str, base: str | None = "strict") -> Profile:
     """The profile ``--gates MODULE:ATTR`` names: ATTR is a :class:`Profile` (whose base
-    must be ``base``), a :class:`CustomGate` or a list of them (added to ``base``)."""
+    must be ``base`` unless it is None), a :class:`CustomGate` or a list of them (added to
+    ``base``, or to ``strict`` when it is None)."""
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise InputError(f"--gates {spec!r}: expected MODULE:ATTR (e.g. mygates:profile)")
@@ -269,15 +270,15 @@ def load_gates(spec: str, base: str = "strict") -> Profile:
             f"--gates {spec}: importing it failed: {type(exc).__name__}: {exc}"[:500]
         ) from None
     if isinstance(target, Profile):
-        if target.base != base:
+        if base is not None and target.base != base:
             raise InputError(
                 f"--gates {spec} extends profile {target.base!r}; pass --profile {target.base}"
             )
         return target
     if isinstance(target, CustomGate):
-        return extend(base, (target,))
+        return extend(base or "strict", (target,))
     if isinstance(target, (list, tuple)) and target:
-        return extend(base, target)
+        return extend(base or "strict", target)
     raise InputError(
         f"--gates {spec}: {type(target).__name__} is not a Profile, a CustomGate or a list of them"
     )
