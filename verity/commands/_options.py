@@ -1,4 +1,8 @@
-"""Command-line options that several commands share."""
+"""Command-line options that several commands share.
+
+Light to import (``verify`` and the ``verify-stream`` workers use it): the repair loop and
+the narrators are imported by the options that need them, when they are added.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 from verity.profiles import Profile, extend, load_gates
-from verity.repair import MAX_REPAIRS
 
 __all__ = [
     "add_gates",
@@ -39,6 +42,8 @@ def int_in_range(low: int, high: int | None = None) -> Callable[[str], int]:
 
 def add_repairs(parser: argparse.ArgumentParser, what: str = "repair passes") -> None:
     """``--repairs N``: 0 to :data:`verity.repair.MAX_REPAIRS`, default 1."""
+    from verity.repair import MAX_REPAIRS
+
     parser.add_argument(
         "--repairs",
         type=int_in_range(0, MAX_REPAIRS),
