@@ -52,14 +52,29 @@ class _Server(uvicorn.Server):
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host:port`` (port 0: any free port)."""
+    """A listening TCP socket on ``host:port`` (port 0: any free port).
+
+    It is made with ``IPPROTO_TCP`` explicitly: asyncio turns Nagle's algorithm off
+    (TCP_NODELAY) only on sockets whose protocol says TCP, and without it every response
+    on a keep-alive connection (headers and body are two writes) waits about 40 ms for
+    the client's delayed ACK.
+    """
+    sock: socket.socket | None = None
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-        family = infos[0][0]
-        return socket.create_server((host, port), family=family, backlog=512)
+        infos = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP, flags=socket.AI_PASSIVE
+        )
+        family, kind, proto, _, address = infos[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(512)
     except (OSError, IndexError) as exc:
+        if sock is not None:
+            sock.close()
         reason = getattr(exc, "strerror", None) or str(exc)
         raise InputError(f"cannot listen on {host}:{port}: {reason}") from None
+    return sock
 
 
 def run(app: Any, sock: socket.socket, *, on_start: Callable[[], None] | None = None) -> None:
