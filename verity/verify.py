@@ -12,7 +12,7 @@ from verity.answer import join_sentences
 from verity.claims import Claim, Narration, ParsedClaim, parse_narration
 from verity.errors import InputError
 from verity.gate_error import GateError
-from verity.gates import Gate
+from verity.gates import Gate, gates_for
 from verity.graph import EvidenceGraph, load_graph
 from verity.normalize import normalize
 from verity.profiles import Profile, VerificationFailed, resolve_profile
@@ -164,6 +164,8 @@ def verify(
     the report) when any claim fails.
     """
     name, gates, policy = resolve_profile(profile, on_fail)
+    if not isinstance(profile, Profile):
+        gates = gates_for(profile)  # the built-in table, looked up here
     g = load_graph(graph)
     parsed = parse_narration(narration)
     if parsed.graph_id is not None and parsed.graph_id != g.graph_id:
