@@ -87,6 +87,8 @@ needs bench verity bench --report demo
 needs local verity narrate graph.json --narrator local
 needs local verity demo --out-dir demo-local
 needs highs verity optimize --profile 0 --goal no_fee --solver highs
+needs serve verity serve --port 0
+needs dask verity verify-stream examples/ narrations.jsonl --engine dask
 
 say "adding the bench extra"
 "$venv/python" -m pip install --quiet "${wheel}[bench]"

@@ -28,7 +28,7 @@ def _run(code: str) -> tuple[dict[str, Any], str]:
 
 
 def test_readme_has_its_python_blocks() -> None:
-    assert len(BLOCKS) == 2
+    assert len(BLOCKS) == 4
 
 
 def test_python_api_block(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,3 +53,20 @@ def test_readme_commands_are_the_scripts() -> None:
     assert "bash scripts/run.sh" in README and "bash scripts/test.sh" in README
     assert (ROOT / "scripts" / "run.sh").is_file() and (ROOT / "scripts" / "test.sh").is_file()
     assert "bash scripts/test.sh" in (ROOT / ".ci" / "run").read_text("utf-8")
+
+
+def test_custom_gates_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    namespace, printed = _run(BLOCKS[2])
+    assert "c6 False ['fee.amount_missing']" in printed and "c2 True []" in printed
+    assert namespace["report"].summary.failing_by_gate["fee"] == 2
+    assert "4 of 6 claims failed verification under profile 'paper+fee-raise' ->" in printed
+    gate = BLOCKS[2].split("@verity.custom_gate", 1)[1].split("\n\n\n", 1)[0]
+    assert gate in (ROOT / "examples" / "fee_gates.py").read_text("utf-8")
+
+
+def test_dask_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("distributed")
+    monkeypatch.chdir(ROOT)
+    _, printed = _run(BLOCKS[3])
+    assert printed == "True 3\n"

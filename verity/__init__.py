@@ -18,10 +18,11 @@ from verity.answer import AnswerResult, ClaimCheck, Passage, check_answer
 from verity.claims import MAX_CLAIM_TEXT, MAX_LIST_ITEMS, Claim, Narration
 from verity.errors import GraphError, InputError, VerityError
 from verity.gate_error import GateError
-from verity.gates import ERROR_CODES, PROFILES
+from verity.gates import ERROR_CODES, PROFILES, Finding
 from verity.graph import EvidenceGraph, load_graph, load_rules
 from verity.menu import MenuItem, menu_items
 from verity.models import Requirement, Rule, RuleSet
+from verity.profiles import ON_FAIL, CustomGate, Profile, VerificationFailed, custom_gate, extend
 from verity.refusal import REFUSAL
 from verity.report import ClaimVerdict, Report, Summary
 from verity.verify import verify
@@ -35,6 +36,7 @@ __all__ = [
     "MAX_LIST_ITEMS",
     "MAX_SINGLE_GAP",
     "MAX_TOTAL_GAP",
+    "ON_FAIL",
     "POLARITY_LANGUAGES",
     "POLARITY_MARKERS",
     "PROFILES",
@@ -43,21 +45,27 @@ __all__ = [
     "Claim",
     "ClaimCheck",
     "ClaimVerdict",
+    "CustomGate",
     "EvidenceGraph",
+    "Finding",
     "GateError",
     "GraphError",
     "InputError",
     "MenuItem",
     "Narration",
     "Passage",
+    "Profile",
     "Report",
     "Requirement",
     "Rule",
     "RuleSet",
     "Summary",
+    "VerificationFailed",
     "VerityError",
     "__version__",
     "check_answer",
+    "custom_gate",
+    "extend",
     "is_supported_v1",
     "is_supported_v2",
     "is_supported_v3",

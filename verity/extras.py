@@ -25,6 +25,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "postgres": ("psycopg",),
     "bench": ("numpy", "matplotlib"),
     "embed": ("torch", "sentence_transformers"),
+    "serve": ("starlette", "uvicorn"),
+    "dask": ("dask", "distributed"),
 }
 
 

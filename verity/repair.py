@@ -31,9 +31,9 @@ from typing import Any
 
 from verity.claims import NARRATION_FORMAT
 from verity.errors import InputError
-from verity.gates import gates_for
 from verity.graph import EvidenceGraph, load_graph
 from verity.narrators.base import Attempt, Narrator, Usage
+from verity.profiles import Profile, VerificationFailed, resolve_profile
 from verity.prompts import (
     MAX_PROMPT_NODES,
     Prompt,
@@ -250,22 +250,26 @@ def narrate_and_verify(
     graph: EvidenceGraph | Mapping[str, Any] | str | Path,
     narrator: Narrator,
     variant: str,
-    profile: str = "strict",
+    profile: str | Profile = "strict",
     repairs: int = 1,
     *,
     max_nodes: int = MAX_PROMPT_NODES,
 ) -> NarrationResult:
-    """Narrate ``graph``, verify under ``profile``, repair up to ``repairs`` times."""
+    """Narrate ``graph``, verify under ``profile``, repair up to ``repairs`` times.
+
+    The passes always filter; under a profile whose on-fail policy is ``raise``, a final
+    report with a failing claim raises :class:`verity.VerificationFailed`.
+    """
     if isinstance(repairs, bool) or not isinstance(repairs, int) or not 0 <= repairs <= MAX_REPAIRS:
         raise InputError(f"repairs must be a whole number from 0 to {MAX_REPAIRS}, not {repairs!r}")
-    gates_for(profile)
+    profile_name, _, policy = resolve_profile(profile)
     started = time.perf_counter()
     g = load_graph(graph)
     base = build_prompt(g, variant, max_nodes=max_nodes)
     attempt = narrator.narrate(base)
     claims = attempt.claims
     ids = tuple(c["id"] if isinstance(c, dict) else f"#{i}" for i, c in enumerate(claims))
-    report = verify(g, _narration(g.graph_id, claims), profile)
+    report = verify(g, _narration(g.graph_id, claims), profile, on_fail="filter")
     passes = [Pass(0, base, attempt, report, tuple(claims), (), ids)]
     next_id = len(claims) + 1
     stop = "repairs_exhausted" if repairs else "no_repairs"
@@ -300,7 +304,7 @@ def narrate_and_verify(
         ]
         new_ids = tuple(f"c{next_id + j}" for j in range(len(new)))
         next_id += len(new)
-        report = verify(g, _narration(g.graph_id, kept + new), profile)
+        report = verify(g, _narration(g.graph_id, kept + new), profile, on_fail="filter")
         passes.append(
             Pass(k, prompt, attempt, report, (*kept, *new), tuple(c["id"] for c in kept), new_ids)
         )
@@ -309,10 +313,12 @@ def narrate_and_verify(
             stop = "api_error"
         elif repairs and review_of(g, base, passes[-1]) is None:
             stop = _settled(passes[-1])
+    if policy == "raise" and passes[-1].report.summary.removed:
+        raise VerificationFailed(passes[-1].report)
     return NarrationResult(
         g.graph_id,
         variant,
-        profile,
+        profile_name,
         narrator.name,
         tuple(passes),
         stop,

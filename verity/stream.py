@@ -11,6 +11,10 @@ calling process runs a single thread, the workers are forked after the graphs ar
 and share them copy-on-write (the loaded objects are moved out of the garbage
 collector's reach with :func:`gc.freeze` while the pool runs, so collections do not
 touch their pages); elsewhere they are spawned and each loads the graphs itself.
+
+With ``engine="dask"`` windows of lines are verified on a Dask cluster instead
+(:mod:`verity.stream_dask`): the one at ``scheduler``, or a ``distributed``
+``LocalCluster`` of ``jobs`` worker processes. The output is the same, byte for byte.
 """
 
 from __future__ import annotations
@@ -28,8 +32,17 @@ from typing import Any
 from verity.errors import InputError, VerityError
 from verity.graph import EvidenceGraph, load_graph
 from verity.jsonio import loads, path_text, read_json
+from verity.profiles import Profile, resolve_profile
 
-__all__ = ["CHUNK_LINES", "START_METHODS", "load_graph_dir", "verify_lines", "verify_stream"]
+__all__ = [
+    "CHUNK_LINES",
+    "ENGINES",
+    "START_METHODS",
+    "chunks",
+    "load_graph_dir",
+    "verify_lines",
+    "verify_stream",
+]
 
 #: Lines handed to a worker at a time.
 CHUNK_LINES = 256
@@ -37,6 +50,8 @@ CHUNK_LINES = 256
 _CHUNKS_PER_JOB = 4
 #: How worker processes may be started (None: fork where it is safe, else spawn).
 START_METHODS: tuple[str, ...] = ("fork", "spawn")
+#: Where the lines are verified: in this process or its worker processes, or on Dask.
+ENGINES: tuple[str, ...] = ("local", "dask")
 
 
 #: Formats of files that sit beside graphs (``examples/``) and are not graphs.
@@ -76,7 +91,9 @@ def _error_line(number: int, code: str, message: str) -> str:
     return json.dumps(body, ensure_ascii=False)
 
 
-def _verify_line(number: int, raw: bytes, graphs: Mapping[str, EvidenceGraph], profile: str) -> str:
+def _verify_line(
+    number: int, raw: bytes, graphs: Mapping[str, EvidenceGraph], profile: str | Profile
+) -> str:
     from verity.verify import verify
 
     try:
@@ -95,7 +112,7 @@ def _verify_line(number: int, raw: bytes, graphs: Mapping[str, EvidenceGraph], p
         graph = graphs.get(graph_id)
         if graph is None:
             return _error_line(number, "input.unknown_graph", f"no graph with id {graph_id!r}")
-        report = verify(graph, data, profile=profile)
+        report = verify(graph, data, profile=profile, on_fail="filter")
     except VerityError as exc:
         return _error_line(number, "input.unusable", str(exc))
     except Exception as exc:  # a line must never stop the stream
@@ -104,7 +121,9 @@ def _verify_line(number: int, raw: bytes, graphs: Mapping[str, EvidenceGraph], p
 
 
 def verify_lines(
-    lines: Iterable[tuple[int, bytes]], graphs: Mapping[str, EvidenceGraph], profile: str
+    lines: Iterable[tuple[int, bytes]],
+    graphs: Mapping[str, EvidenceGraph],
+    profile: str | Profile,
 ) -> list[str]:
     """Verify numbered raw lines in this process; one output line each."""
     return [_verify_line(n, raw, graphs, profile) for n, raw in lines]
@@ -114,7 +133,7 @@ def verify_lines(
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(graph_dir: str, profile: str) -> None:
+def _init_worker(graph_dir: str, profile: str | Profile) -> None:
     _WORKER["graphs"] = load_graph_dir(graph_dir)
     _WORKER["profile"] = profile
 
@@ -123,9 +142,10 @@ def _work(chunk: list[tuple[int, bytes]]) -> list[str]:
     return verify_lines(chunk, _WORKER["graphs"], _WORKER["profile"])
 
 
-def _chunks(lines: Iterable[bytes]) -> Iterator[list[tuple[int, bytes]]]:
+def chunks(lines: Iterable[bytes], size: int = CHUNK_LINES) -> Iterator[list[tuple[int, bytes]]]:
+    """The lines numbered from 1, in lists of at most ``size``."""
     numbered = enumerate(lines, start=1)
-    while chunk := list(islice(numbered, CHUNK_LINES)):
+    while chunk := list(islice(numbered, size)):
         yield chunk
 
 
@@ -143,25 +163,39 @@ def _start_method(requested: str | None) -> str:
 def verify_stream(
     lines: Iterable[bytes],
     graph_dir: str | Path,
-    profile: str = "strict",
+    profile: str | Profile = "strict",
     jobs: int = 1,
     *,
     start_method: str | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
 ) -> Iterator[str]:
     """Yield one output line (without newline) per input line, in input order.
 
     ``start_method`` picks how workers start when ``jobs > 1`` (see the module docs);
-    None chooses.
+    None chooses. ``engine="dask"`` verifies on the Dask cluster at ``scheduler`` (an
+    address such as ``tcp://10.0.0.5:8786``), or on a ``LocalCluster`` of ``jobs``
+    workers when it is None. ``profile`` may be a :class:`verity.Profile`; failing
+    claims are always filtered (each line carries its report).
     """
-    from verity.gates import gates_for
-
-    gates_for(profile)  # an unknown profile fails before any work
+    resolve_profile(profile)  # an unknown profile fails before any work
     if jobs < 1:
         raise InputError("--jobs must be at least 1")
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    if scheduler is not None and engine != "dask":
+        raise InputError("--scheduler needs --engine dask")
+    if engine == "dask":
+        from verity.stream_dask import require_dask, verify_on_dask
+
+        require_dask()
+        graphs = load_graph_dir(graph_dir)
+        yield from verify_on_dask(lines, graphs, profile, scheduler=scheduler, workers=jobs)
+        return
     method = _start_method(start_method)
     graphs = load_graph_dir(graph_dir)  # in this process: a bad directory fails early
     if jobs == 1:
-        for chunk in _chunks(lines):
+        for chunk in chunks(lines):
             yield from verify_lines(chunk, graphs, profile)
         return
     yield from _parallel(lines, graphs, str(graph_dir), profile, jobs, method)
@@ -171,7 +205,7 @@ def _parallel(
     lines: Iterable[bytes],
     graphs: dict[str, EvidenceGraph],
     graph_dir: str,
-    profile: str,
+    profile: str | Profile,
     jobs: int,
     method: str,
 ) -> Iterator[str]:
@@ -185,8 +219,8 @@ def _parallel(
         pool = ctx.Pool(jobs, initializer=_init_worker, initargs=(graph_dir, profile))
     try:
         with pool:
-            chunks = _chunks(lines)
-            while batch := list(islice(chunks, window)):
+            windows = chunks(lines)
+            while batch := list(islice(windows, window)):
                 for out in pool.imap(_work, batch):
                     yield from out
     finally:

@@ -15,6 +15,7 @@ from verity.gate_error import GateError
 from verity.gates import Gate, gates_for
 from verity.graph import EvidenceGraph, load_graph
 from verity.normalize import normalize
+from verity.profiles import Profile, VerificationFailed, resolve_profile
 from verity.refusal import REFUSAL
 from verity.report import ClaimVerdict, Report, Summary
 from verity.trusted import trusted
@@ -144,7 +145,9 @@ def _summary(verdicts: list[ClaimVerdict], gates: tuple[Gate, ...]) -> Summary:
 def verify(
     graph: EvidenceGraph | Mapping[str, Any] | str | Path,
     narration: Narration | Mapping[str, Any],
-    profile: str = "strict",
+    profile: str | Profile = "strict",
+    *,
+    on_fail: str | None = None,
 ) -> Report:
     """Check every claim of ``narration`` against ``graph`` under ``profile``.
 
@@ -154,8 +157,15 @@ def verify(
     only for input that cannot be used at all (a graph that fails to load, a
     narration that is not an object with a claims array, an unknown profile, a
     narration for another graph).
+
+    ``profile`` is ``"strict"``, ``"paper"`` or a :class:`verity.Profile` made with
+    :func:`verity.extend`. ``on_fail`` overrides the profile's policy: ``"filter"``
+    returns the report, ``"raise"`` raises :class:`verity.VerificationFailed` (carrying
+    the report) when any claim fails.
     """
-    gates = gates_for(profile)
+    name, gates, policy = resolve_profile(profile, on_fail)
+    if not isinstance(profile, Profile):
+        gates = gates_for(profile)  # the built-in table, looked up here
     g = load_graph(graph)
     parsed = parse_narration(narration)
     if parsed.graph_id is not None and parsed.graph_id != g.graph_id:
@@ -164,12 +174,15 @@ def verify(
     verdicts = [v for v, _ in results]
     shipped = [c for v, c in results if v.passed and c is not None]
     answer = join_sentences([c.text for c in shipped]) if shipped else REFUSAL
-    return Report.model_construct(
+    report = Report.model_construct(
         graph_id=g.graph_id,
-        profile=profile,
+        profile=name,
         claims=verdicts,
         summary=_summary(verdicts, gates),
         shipped=shipped,
         answer=answer,
         refused=not shipped,
     )
+    if policy == "raise" and report.summary.removed:
+        raise VerificationFailed(report)
+    return report

@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -85,8 +86,18 @@ def _tree(pid: int) -> list[int]:
     return out
 
 
-def run_stream(graphs: Path, path: Path, jobs: int, profile: str) -> dict[str, Any]:
+def run_stream(
+    graphs: Path,
+    path: Path,
+    jobs: int,
+    profile: str,
+    extra: Sequence[str] = (),
+    out: Path | None = None,
+) -> dict[str, Any]:
     """One run of the command in a child: wall and CPU time, peak memory.
+
+    ``extra`` are more options of the command (``--engine dask``); ``out`` receives its
+    standard output (default: discarded).
 
     ``peak_rss_mib`` is ``ru_maxrss`` from ``os.wait4`` (the largest single process of
     the child's tree); ``peak_tree_rss_mib`` and ``peak_tree_pss_mib`` are the largest
@@ -94,9 +105,14 @@ def run_stream(graphs: Path, path: Path, jobs: int, profile: str) -> dict[str, A
     sampled every 50 ms from /proc.
     """
     cmd = [sys.executable, "-m", "verity", "verify-stream", str(graphs), str(path)]
-    cmd += ["--jobs", str(jobs), "--profile", profile]
+    cmd += ["--jobs", str(jobs), "--profile", profile, *extra]
     started = time.perf_counter()
-    child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    sink = out.open("wb") if out is not None else subprocess.DEVNULL
+    try:
+        child = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.PIPE)
+    finally:
+        if out is not None:
+            sink.close()
     peak_tree = peak_pss = 0
     samples: list[tuple[float, int]] = []  # (seconds, tree RSS KiB)
     while True:

@@ -34,6 +34,11 @@ COMMANDS: tuple[Command, ...] = (
         "verify narrations from a JSON Lines file (or - for stdin), one report line each",
     ),
     Command(
+        "serve",
+        "serve",
+        "verify narrations and answers over HTTP (JSON; the serve extra), on 127.0.0.1 by default",
+    ),
+    Command(
         "graph_from_sql",
         "graph-from-sql",
         "build an evidence graph from read-only SQL queries (default: the embedded sample)",

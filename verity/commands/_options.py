@@ -1,4 +1,8 @@
-"""Command-line options that several commands share."""
+"""Command-line options that several commands share.
+
+Light to import (``verify`` and the ``verify-stream`` workers use it): the repair loop and
+the narrators are imported by the options that need them, when they are added.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,13 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from verity.repair import MAX_REPAIRS
+from verity.profiles import Profile, extend, load_gates
 
 __all__ = [
+    "add_gates",
     "add_openai_options",
     "add_repairs",
+    "chosen_profile",
     "int_in_range",
     "openai_options",
     "stderr_notes",
@@ -36,6 +42,8 @@ def int_in_range(low: int, high: int | None = None) -> Callable[[str], int]:
 
 def add_repairs(parser: argparse.ArgumentParser, what: str = "repair passes") -> None:
     """``--repairs N``: 0 to :data:`verity.repair.MAX_REPAIRS`, default 1."""
+    from verity.repair import MAX_REPAIRS
+
     parser.add_argument(
         "--repairs",
         type=int_in_range(0, MAX_REPAIRS),
@@ -43,6 +51,28 @@ def add_repairs(parser: argparse.ArgumentParser, what: str = "repair passes") ->
         metavar="N",
         help=f"{what}, 0 to {MAX_REPAIRS} (default: 1)",
     )
+
+
+def add_gates(parser: argparse.ArgumentParser) -> None:
+    """``--gates MODULE:ATTR``: custom gates run after the ``--profile`` gates."""
+    parser.add_argument(
+        "--gates",
+        metavar="MODULE:ATTR",
+        help="custom gates to run after the profile's: a verity.Profile, a verity.CustomGate "
+        "or a list of them, imported from MODULE (the current directory comes first)",
+    )
+
+
+def chosen_profile(args: argparse.Namespace) -> str | Profile:
+    """``--profile``, extended by ``--gates`` when given. The command line always filters
+    (its exit status says whether claims failed), whatever the profile's on-fail policy."""
+    spec = getattr(args, "gates", None)
+    if not spec:
+        return str(args.profile)
+    profile = load_gates(spec, args.profile)
+    if profile.on_fail != "filter":
+        profile = extend(profile, name=profile.name, on_fail="filter")
+    return profile
 
 
 def _seconds(text: str) -> float:

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from verity.commands._options import (
+    add_gates,
     add_openai_options,
     add_repairs,
+    chosen_profile,
     openai_options,
     stderr_notes,
 )
@@ -77,6 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile", choices=PROFILES, default="strict", help="gate profile (default: strict)"
     )
+    add_gates(parser)
     parser.add_argument(
         "--json",
         action="store_true",
@@ -182,10 +185,11 @@ def json_result(result: NarrationResult) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from verity.commands.verify import read_graph_arg
 
+    profile = chosen_profile(args)
     narrator = build_narrator(args)
     graph = read_graph_arg(args.graph)
     result = narrate_and_verify(
-        graph, narrator, args.variant, args.profile, args.repairs, max_nodes=args.max_nodes
+        graph, narrator, args.variant, profile, args.repairs, max_nodes=args.max_nodes
     )
     if args.json:
         print_json(json_result(result))

@@ -9,6 +9,7 @@ import argparse
 import sys
 from typing import Any
 
+from verity.commands._options import add_gates, chosen_profile
 from verity.commands._output import exit_code, print_json, render_report
 from verity.errors import InputError
 from verity.gates import PROFILES
@@ -49,15 +50,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile", choices=PROFILES, default="strict", help="gate profile (default: strict)"
     )
+    add_gates(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.graph == "-" and args.narration == "-":
         raise InputError("only one of GRAPH and NARRATION can be - (standard input)")
+    profile = chosen_profile(args)
     graph = read_graph_arg(args.graph)
     narration = read_json_arg(args.narration, "narration file")
-    report = verify(graph, narration, profile=args.profile)
+    report = verify(graph, narration, profile=profile, on_fail="filter")
     if args.json:
         print_json(report.to_dict())
     else:

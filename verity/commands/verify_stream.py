@@ -8,16 +8,35 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from verity.commands._options import add_gates, chosen_profile, int_in_range
 from verity.errors import InputError
 from verity.gates import PROFILES
-from verity.stream import verify_stream
+from verity.stream import ENGINES, verify_stream
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("graphs", metavar="GRAPHS_DIR", help="directory of evidence graph files")
     parser.add_argument("narrations", metavar="NARRATIONS.jsonl", help="narrations, one per line")
     parser.add_argument("--profile", choices=PROFILES, default="strict")
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    add_gates(parser)
+    parser.add_argument(
+        "--jobs",
+        type=int_in_range(1),
+        default=1,
+        help="worker processes (default 1); with --engine dask and no --scheduler, the "
+        "workers of the local Dask cluster",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="local",
+        help="local: this process and --jobs workers; dask: a Dask cluster (the dask extra)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler address (e.g. tcp://10.0.0.5:8786); default: a LocalCluster",
+    )
 
 
 def _lines(handle: BinaryIO) -> Iterator[bytes]:
@@ -26,6 +45,13 @@ def _lines(handle: BinaryIO) -> Iterator[bytes]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.scheduler is not None and args.engine != "dask":
+        raise InputError("--scheduler needs --engine dask")
+    if args.engine == "dask":
+        from verity.stream_dask import require_dask
+
+        require_dask()
+    profile = chosen_profile(args)
     if args.narrations == "-":
         handle: BinaryIO = sys.stdin.buffer
     else:
@@ -35,7 +61,15 @@ def run(args: argparse.Namespace) -> int:
         handle = path.open("rb")
     out = sys.stdout
     try:
-        for line in verify_stream(_lines(handle), args.graphs, args.profile, args.jobs):
+        stream = verify_stream(
+            _lines(handle),
+            args.graphs,
+            profile,
+            args.jobs,
+            engine=args.engine,
+            scheduler=args.scheduler,
+        )
+        for line in stream:
             out.write(line)
             out.write("\n")
     finally:
