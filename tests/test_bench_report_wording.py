@@ -61,7 +61,8 @@ def test_figures_show_n_the_pass_legend_and_an_all_zero_chart(small_run: Path) -
         assert main(["bench", "--report", str(small_run), "--resamples", "50"]) == 0
     finally:
         mp.undo()
-    survival, failing = drawn
+    assert len(drawn) == 3  # survival, failing by gate, cost per verified claim
+    survival, failing = drawn[:2]
     ax = survival.axes[0]
     labels = [t.get_text() for t in ax.get_xticklabels()]
     assert all("(n=2)" in label for label in labels), labels
