@@ -101,7 +101,7 @@ def _narrator(base_url: str, style: str) -> OpenAIChatNarrator:
     return OpenAIChatNarrator(
         "smollm2",
         base_url=base_url,
-        api_key_env="VERITY_TEST_NO_KEY",
+        api_key_env=None,  # a local endpoint: no key needed (a placeholder is sent)
         response_format=style,
         max_tokens=192,  # a truncated answer is an accepted outcome below; keep CI short
         timeout_s=400,  # generous: grammar-constrained decoding on two shared cores
