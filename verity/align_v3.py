@@ -58,7 +58,7 @@ from verity.align import (
 from verity.normalize import normalize
 from verity.numbers import NUMBER_RE, value_of_match
 from verity.segment import split_sentences
-from verity.text import WORD_PATTERN, tokenize
+from verity.text import NUMBER_PATTERN, WORD_PATTERN, tokenize
 
 __all__ = [
     "CONJUNCTIONS",
@@ -192,7 +192,6 @@ _WORD, _ENTITY, _NUMBER, _PUNCT, _SYMBOL = range(5)
 _CLAUSE_PUNCT = ",;:–—‒―()[]{}"
 # Clause punctuation that reads alike is one token: ``; unless`` matches ``, unless``.
 _PUNCT_TOKEN = {";": ",", ":": ",", "—": "–", "‒": "–", "―": "–"}
-_NUMBER_RX = "(?x:" + re.sub(r"\(\?P<\w+>", "(?:", NUMBER_RE.pattern) + ")"
 # Characters dropped as in v2: sentence terminators, quotes, apostrophes, hyphens and
 # underscores between tokens, and whitespace. Everything else that is not a word,
 # number or clause punctuation is a symbol token.
@@ -205,7 +204,7 @@ def _scanner(alias_pattern: str | None) -> re.Pattern[str]:
     if alias_pattern is not None:
         alternatives.append("(?P<alias>" + alias_pattern + ")")
     alternatives.append(r"(?P<word>(?=\D)" + WORD_PATTERN + ")")
-    alternatives.append("(?P<number>" + _NUMBER_RX + ")")
+    alternatives.append("(?P<number>" + NUMBER_PATTERN + ")")
     alternatives.append("(?P<word2>" + WORD_PATTERN + ")")
     alternatives.append("(?P<punct>[" + re.escape(_CLAUSE_PUNCT) + "])")
     alternatives.append(r"(?P<symbol>[^\s" + re.escape(_DROPPED + _CLAUSE_PUNCT) + r"])")
@@ -264,7 +263,7 @@ def _scan(normalized: str, matcher: AliasMatcher | None) -> _Tokens:
 
 def claim_tokens_v3(text: str, matcher: AliasMatcher | None = None) -> tuple[str, ...]:
     """The v3 tokens of a claim sentence (words, entity ids, numbers, punctuation, symbols)."""
-    return _scan(normalize(text), matcher).values
+    return ClaimV3.of(text, matcher).tokens
 
 
 # --- 3. passages --------------------------------------------------------------------------

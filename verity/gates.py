@@ -19,7 +19,6 @@ from typing import Any
 from verity.align_v3 import (
     PROGRESS,
     ClaimV3,
-    PassageV3,
     SupportV3,
     _rules_now,
     check_claim_v3,
@@ -290,17 +289,6 @@ def _short(text: str, limit: int = 160) -> str:
     return one_line(text, limit)
 
 
-def statement_passage(graph: EvidenceGraph, node_id: str) -> PassageV3:
-    """The node's statement prepared for the v3 predicate (with its required spans); cached."""
-    key = "statement_v3:" + node_id
-    passage: PassageV3 | None = graph.cache.get(key)
-    if passage is None:
-        node = graph.nodes[node_id]
-        passage = PassageV3.of(node.statement, graph.matcher, node.required_spans)
-        graph.cache[key] = passage
-    return passage
-
-
 def _sentences(text: str, graph: EvidenceGraph) -> list[str]:
     """The sentences of a claim's text (entity-aware segmenter; the whole text if none)."""
     return split_sentences(text, graph.matcher) or [text.strip()]
@@ -365,7 +353,7 @@ def _support_sentence(
     for node_id in cited:
         if node_id in verbatim:
             continue
-        verdict = check_claim_v3(whole, statement_passage(graph, node_id))
+        verdict = check_claim_v3(whole, graph.statement_passage(node_id))
         if verdict.supported:
             supporters.add(node_id)
         elif best is None or PROGRESS[verdict.reason] > PROGRESS[best[1].reason]:
@@ -377,7 +365,7 @@ def _support_sentence(
             frozenset(
                 i
                 for i in cited
-                if allowed_node(i) and check_claim_v3(part, statement_passage(graph, i)).supported
+                if allowed_node(i) and check_claim_v3(part, graph.statement_passage(i)).supported
             )
             for part in parts
         ]

@@ -28,6 +28,8 @@ from verity.numbers import find_numbers, number_value
 if TYPE_CHECKING:  # imported where used: networkx costs ~20 MB and 0.1 s to import
     import networkx as nx
 
+    from verity.align_v3 import PassageV3
+
 __all__ = ["EvidenceGraph", "load_graph", "load_rules"]
 
 
@@ -170,15 +172,24 @@ class EvidenceGraph:
                 self._prepare_required(node, what)
 
     def _prepare_required(self, node: NodeModel, what: str) -> None:
-        """Index a statement with required spans now, refusing spans that cross sentences
-        (the polarity gate reads the same cache entry)."""
-        from verity.align_v3 import PassageV3
-
+        """Index a statement with required spans now, refusing spans that cross sentences."""
         try:
-            passage = PassageV3.of(node.statement, self.matcher, node.required_spans)
+            self.statement_passage(node.id)
         except ValueError as exc:
             raise GraphError(f"{what}: node {node.id!r}: {exc}") from None
-        self.cache["statement_v3:" + node.id] = passage
+
+    def statement_passage(self, node_id: str) -> PassageV3:
+        """The node's statement prepared for the v3 predicate (with its required spans),
+        built once and cached."""
+        key = "statement_v3:" + node_id
+        passage: PassageV3 | None = self.cache.get(key)
+        if passage is None:
+            from verity.align_v3 import PassageV3
+
+            node = self.nodes[node_id]
+            passage = PassageV3.of(node.statement, self.matcher, node.required_spans)
+            self.cache[key] = passage
+        return passage
 
     @cached_property
     def nx(self) -> nx.MultiDiGraph:

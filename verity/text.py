@@ -30,7 +30,7 @@ from verity.aliases import AliasMatcher
 from verity.normalize import normalize
 from verity.numbers import NUMBER_RE, value_of_match
 
-__all__ = ["WORD_PATTERN", "char_class", "tokenize", "tokenize_v1"]
+__all__ = ["NUMBER_PATTERN", "WORD_PATTERN", "char_class", "tokenize", "tokenize_v1"]
 
 
 def char_class(predicate: Callable[[str], bool], extra: Iterable[tuple[int, int]] = ()) -> str:
@@ -68,6 +68,8 @@ WORD_PATTERN = _WORD_CHAR + "+(?:['’-]" + _WORD_CHAR + "+)*"
 # NUMBER_RE without its named groups (so that several scanners can embed it), in its
 # own verbose scope.
 _NUMBER = "(?x:" + re.sub(r"\(\?P<\w+>", "(?:", NUMBER_RE.pattern) + ")"
+#: NUMBER_RE as an embeddable sub-pattern (no named groups), for other scanners.
+NUMBER_PATTERN = _NUMBER
 
 
 @lru_cache(maxsize=65536)
