@@ -12,7 +12,7 @@ import pytest
 
 from tests.helpers import ROOT
 from verity import Claim, Narration, check_answer, verify
-from verity.align_v3 import _ablated
+from verity.text.align_v3 import _ablated
 
 HERE = ROOT / "benchmarks" / "adversarial"
 

@@ -1,4 +1,4 @@
-"""Ordered gap-bounded containment, the polarity guard and the predicates (verity.align)."""
+"""Ordered gap-bounded containment, the polarity guard and the predicates (verity.text.align)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import ROOT, load_json
-from verity import align as align_module
-from verity.align import (
+from verity.text import align as align_module
+from verity.text.align import (
     MAX_SINGLE_GAP,
     MAX_TOTAL_GAP,
     POLARITY_LANGUAGES,
@@ -30,7 +30,7 @@ from verity.align import (
     is_supported_v2,
     polarity_dropped,
 )
-from verity.text import tokenize
+from verity.text.tokens import tokenize
 
 ADVERSARIAL = ROOT / "benchmarks" / "adversarial"
 DATA = load_json(ADVERSARIAL / "attacks.json")
@@ -198,7 +198,7 @@ def test_empty_claim_is_unsupported_by_v2() -> None:
 
 
 def test_is_supported_v2_uses_aliases() -> None:
-    from verity.aliases import AliasMatcher
+    from verity.text.aliases import AliasMatcher
 
     matcher = AliasMatcher({"Gold Card": "amex_gold", "amex_gold": "amex_gold"})
     assert is_supported_v2("Gold Card earns 4x.", "amex_gold earns 4x points.", matcher)

@@ -1,4 +1,4 @@
-"""The v3 predicate (verity.align_v3): conformance vectors, v3 => v2, the reader view,
+"""The v3 predicate (verity.text.align_v3): conformance vectors, v3 => v2, the reader view,
 claim readings, required spans and the ablations that show each rule is needed."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from tests.helpers import ROOT, load_json
 from verity import is_supported_v2, is_supported_v3
-from verity.aliases import AliasMatcher
-from verity.align import POLARITY_MARKERS
-from verity.align_v3 import (
+from verity.text.aliases import AliasMatcher
+from verity.text.align import POLARITY_MARKERS
+from verity.text.align_v3 import (
     EXTRA_MARKERS,
     MARKERS_V3,
     ClaimV3,

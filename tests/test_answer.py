@@ -10,9 +10,9 @@ import pytest
 
 from tests.helpers import ROOT, load_json
 from verity.answer import AnswerResult, Passage, check_answer, coerce_passages
-from verity.cli import main
+from verity.cli.main import main
 from verity.errors import InputError
-from verity.refusal import REFUSAL
+from verity.formats import REFUSAL
 
 DATA = load_json(ROOT / "benchmarks" / "adversarial" / "attacks.json")
 PASSAGES = [{"id": p["id"], "text": p["text"]} for p in DATA["passages"]]

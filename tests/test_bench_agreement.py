@@ -15,7 +15,7 @@ from verity.bench.agreement import (
     raw_agreement,
     read_labels,
 )
-from verity.cli import main
+from verity.cli.main import main
 from verity.errors import InputError
 
 LABELS = FIXTURES / "bench" / "labels"

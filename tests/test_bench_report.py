@@ -18,7 +18,7 @@ from verity.bench.report import (
     timing_dict,
 )
 from verity.bench.stats import analyze
-from verity.cli import main
+from verity.cli.main import main
 from verity.errors import InputError
 
 RECORDS = records_from_compact(small_run())

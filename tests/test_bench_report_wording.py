@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from verity.bench.report import MIN_CLUSTERS
-from verity.cli import main
+from verity.cli.main import main
 
 
 @pytest.fixture(scope="module")

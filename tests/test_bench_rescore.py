@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers import ROOT
 from verity.bench.records import load_records, record_line
-from verity.cli import main
+from verity.cli.main import main
 from verity.errors import InputError
 
 pytest.importorskip("numpy")

@@ -14,19 +14,19 @@ import pytest
 from verity.bench.progress import Progress, format_duration
 from verity.bench.records import load_records
 from verity.bench.runner import BenchPlan, find_graphs, instance_records, run_bench
-from verity.cli import main
+from verity.cli.main import main
+from verity.core.graph import load_graph
 from verity.errors import InputError
-from verity.graph import load_graph
-from verity.narrators.base import (
+from verity.llm.narrators.base import (
     Attempt,
     Narrator,
     Usage,
     api_error_attempt,
     output_attempt,
 )
-from verity.narrators.scripted import ScriptedNarrator
-from verity.prompts import Prompt
-from verity.repair import narrate_and_verify
+from verity.llm.narrators.scripted import ScriptedNarrator
+from verity.llm.prompts import Prompt
+from verity.llm.repair import narrate_and_verify
 
 GRAPHS = tuple(find_graphs(limit=3))
 SPEC = "scripted:sloppy"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from verity.cli import main
+from verity.cli.main import main
 
 GRAPH_DIR = Path(__file__).parent.parent / "evidence_graphs" / "card_rewards"
 

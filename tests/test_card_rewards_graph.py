@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from verity.align import POLARITY_MARKERS, is_supported_v2
 from verity.backends.card_rewards import (
     CATEGORIES,
     GOALS,
@@ -24,10 +23,11 @@ from verity.backends.card_rewards import (
     solve,
 )
 from verity.backends.card_rewards._alloc import wallet_earnings
-from verity.cli import main
-from verity.graph import EvidenceGraph, load_graph
-from verity.normalize import normalize
-from verity.text import tokenize
+from verity.cli.main import main
+from verity.core.graph import EvidenceGraph, load_graph
+from verity.text.align import POLARITY_MARKERS, is_supported_v2
+from verity.text.normalize import normalize
+from verity.text.tokens import tokenize
 
 ROOT = Path(__file__).parent.parent
 GRAPH_DIR = ROOT / "evidence_graphs" / "card_rewards"

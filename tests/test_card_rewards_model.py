@@ -25,8 +25,8 @@ from verity.backends.card_rewards import (
     solve,
 )
 from verity.backends.card_rewards._alloc import wallet_earnings
+from verity.core.graph import load_graph
 from verity.errors import InputError
-from verity.graph import load_graph
 
 FIXTURES = Path(__file__).parent / "fixtures" / "card_rewards"
 CASES = json.loads((FIXTURES / "cases.json").read_text("utf-8"))

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from verity.cli import build_parser, main
-from verity.commands import COMMANDS
+from verity.cli.commands import COMMANDS
+from verity.cli.main import build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("pulp", "openai", "matplotlib", "llama_cpp")
@@ -42,7 +42,7 @@ def test_parser_without_a_command_lists_every_command() -> None:
 def test_verify_imports_no_optimizer_llm_client_or_plotting() -> None:
     probe = (
         "import sys\n"
-        "from verity.cli import main\n"
+        "from verity.cli.main import main\n"
         "code = main(['verify', sys.argv[1], sys.argv[2], '--json'])\n"
         f"print('LOADED', [m for m in {HEAVY!r} if m in sys.modules], code, file=sys.stderr)\n"
     )

@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers import ROOT
 from verity.bench.progress import Progress
-from verity.cli import EXIT_INPUT, main
+from verity.cli.main import EXIT_INPUT, main
 
 EXAMPLES = ROOT / "examples"
 GRAPH = EXAMPLES / "graph.json"
@@ -73,7 +73,7 @@ def test_demo_that_ships_the_refusal_exits_3(
 def test_sql_sample_twice_is_one_line(tmp_path: Path) -> None:
     # Issue 13.10: FileExistsError traceback on the second run.
     db = tmp_path / "sample.db"
-    argv = [sys.executable, "-m", "verity.backends.sql_sample", "--sqlite", str(db)]
+    argv = [sys.executable, "-m", "verity.backends.sql.sample", "--sqlite", str(db)]
     first = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
     assert first.returncode == 0 and db.stat().st_size > 0, first.stderr
     second = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)

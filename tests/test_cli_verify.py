@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import GRAPHS, ROOT, card_small_claim
-from verity.cli import main
+from verity.cli.main import main
 
 EXAMPLES = ROOT / "examples"
 

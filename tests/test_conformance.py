@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from tests.helpers import TESTS, load_json
-from verity.aliases import AliasMatcher
-from verity.align import (
+from verity.text.aliases import AliasMatcher
+from verity.text.align import (
     MAX_SINGLE_GAP,
     MAX_TOTAL_GAP,
     POLARITY_LANGUAGES,
@@ -21,8 +21,8 @@ from verity.align import (
     is_supported_v1,
     is_supported_v2,
 )
-from verity.segment import split_sentences
-from verity.text import tokenize, tokenize_v1
+from verity.text.segment import split_sentences
+from verity.text.tokens import tokenize, tokenize_v1
 
 VECTORS = TESTS / "conformance"
 TOKENS = load_json(VECTORS / "tokenize.json")

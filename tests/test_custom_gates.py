@@ -14,12 +14,12 @@ import pytest
 import verity
 from examples.fee_gates import fee_amount, fees
 from tests.helpers import ROOT
-from verity.claims import Claim
-from verity.cli import main
-from verity.graph import EvidenceGraph
-from verity.narrators import narrator_from_spec
-from verity.profiles import load_gates
-from verity.repair import narrate_and_verify
+from verity.cli.main import main
+from verity.core.claims import Claim
+from verity.core.graph import EvidenceGraph
+from verity.core.profiles import load_gates
+from verity.llm.narrators import narrator_from_spec
+from verity.llm.repair import narrate_and_verify
 from verity.stream import verify_stream
 
 GRAPH = ROOT / "examples" / "graph.json"

@@ -11,9 +11,9 @@ import pytest
 
 from tests.endpoint import free_port, serve
 from tests.helpers import ROOT
-from verity.cli import EXIT_INPUT, EXIT_UNREACHABLE, main
+from verity.cli.main import EXIT_INPUT, EXIT_UNREACHABLE, main
 from verity.errors import InputError
-from verity.narrators.openai_chat import OpenAIChatNarrator
+from verity.llm.narrators.openai_chat import OpenAIChatNarrator
 
 GRAPH = ROOT / "examples" / "graph.json"
 
@@ -48,8 +48,8 @@ def test_json_schema_refused_falls_back_to_json_object(capsys: pytest.CaptureFix
 
 
 def test_fallback_is_kept_for_later_requests() -> None:
-    from verity.graph import load_graph
-    from verity.prompts import build_prompt
+    from verity.core.graph import load_graph
+    from verity.llm.prompts import build_prompt
 
     prompt = build_prompt(load_graph(GRAPH), "constrained")
     with serve("schema500", _passing_claims()) as endpoint:

@@ -16,20 +16,20 @@ from typing import Any
 import openai
 import pytest
 
-from verity.demo import render_demo, run_demo
-from verity.graph import EvidenceGraph, load_graph
-from verity.menu import menu_facts
-from verity.narrators import (
+from verity.cli.demo import render_demo, run_demo
+from verity.core.graph import EvidenceGraph, load_graph
+from verity.core.menu import menu_facts
+from verity.core.verify import verify
+from verity.llm.narrators import (
     AsyncOpenAIChatNarrator,
     OpenAIChatNarrator,
     RecordingNarrator,
     ReplayNarrator,
     ScriptedNarrator,
 )
-from verity.narrators.base import Attempt, Usage, output_attempt
-from verity.prompts import Prompt, build_prompt, build_repair_prompt
-from verity.repair import narrate_and_verify
-from verity.verify import verify
+from verity.llm.narrators.base import Attempt, Usage, output_attempt
+from verity.llm.prompts import Prompt, build_prompt, build_repair_prompt
+from verity.llm.repair import narrate_and_verify
 
 try:
     import httpx2 as httpx

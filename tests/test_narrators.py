@@ -11,9 +11,10 @@ from typing import Any
 import openai
 import pytest
 
+from verity.core.graph import EvidenceGraph, load_graph
+from verity.core.verify import verify
 from verity.errors import InputError
-from verity.graph import EvidenceGraph, load_graph
-from verity.narrators import (
+from verity.llm.narrators import (
     API_ERROR_CODES,
     PARSE_ERROR_CODES,
     AsyncOpenAIChatNarrator,
@@ -27,9 +28,8 @@ from verity.narrators import (
     narrator_from_spec,
     parse_output,
 )
-from verity.narrators.scripted import PROFILES, valid_claims
-from verity.prompts import Prompt, build_prompt
-from verity.verify import verify
+from verity.llm.narrators.scripted import PROFILES, valid_claims
+from verity.llm.prompts import Prompt, build_prompt
 
 try:
     import httpx2 as httpx
@@ -439,7 +439,7 @@ def test_narrator_from_spec_errors(
 def test_local_narrator_reports_a_missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     import builtins
 
-    from verity.narrators import local
+    from verity.llm.narrators import local
 
     real_import = builtins.__import__
 
@@ -454,7 +454,7 @@ def test_local_narrator_reports_a_missing_extra(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_local_model_path_reports_a_missing_package(monkeypatch: pytest.MonkeyPatch) -> None:
-    from verity.narrators import local
+    from verity.llm.narrators import local
 
     def missing(name: str) -> Any:
         raise ModuleNotFoundError(name)

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from tests.helpers import GOLDEN, load_json
-from verity.normalize import normalize
-from verity.numbers import find_numbers, number_value
+from verity.text.normalize import normalize
+from verity.text.numbers import find_numbers, number_value
 
 VECTORS = load_json(GOLDEN / "numbers" / "values.json")
 

@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from verity.graph import load_graph
-from verity.narrators import OpenAIChatNarrator
-from verity.prompts import build_prompt
-from verity.repair import narrate_and_verify
+from verity.core.graph import load_graph
+from verity.llm.narrators import OpenAIChatNarrator
+from verity.llm.prompts import build_prompt
+from verity.llm.repair import narrate_and_verify
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]
 
@@ -50,7 +50,7 @@ def _ready(base_url: str) -> bool:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.importorskip("llama_cpp.server")
-    from verity.narrators.local import model_path
+    from verity.llm.narrators.local import model_path
 
     port = _free_port()
     log = tmp_path_factory.mktemp("server") / "server.log"

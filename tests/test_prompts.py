@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from verity.core.graph import EvidenceGraph, load_graph
 from verity.errors import InputError
-from verity.graph import EvidenceGraph, load_graph
-from verity.narrators.scripted import valid_claims
-from verity.prompts import (
+from verity.llm.narrators.scripted import valid_claims
+from verity.llm.prompts import (
     CLAIM_OUTPUT_FIELDS,
     VARIANTS,
     Prompt,
@@ -67,7 +67,7 @@ def test_grounded_lists_nodes_entities_numbers_and_rules(small: EvidenceGraph) -
 
 
 def test_grounded_example_claim_is_valid(small: EvidenceGraph) -> None:
-    from verity.verify import verify
+    from verity.core.verify import verify
 
     example = _data(build_prompt(small, "grounded"))["example_claim"]
     report = verify(small, {"claims": [{"id": "c1", **example}]}, "strict")
@@ -197,7 +197,7 @@ def _valid_claim_cases() -> list[Any]:
 def test_constrained_schema_accepts_every_valid_claim(
     small: EvidenceGraph, claim: dict[str, Any]
 ) -> None:
-    from verity.verify import verify
+    from verity.core.verify import verify
 
     assert verify(small, {"claims": [{"id": "c1", **claim}]}, "strict").summary.all_claims_verified
     errors = list(_validator(small).iter_errors({"claims": [claim]}))

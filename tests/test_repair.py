@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from verity.cli import main
+from verity.cli.main import main
+from verity.core.graph import EvidenceGraph, load_graph
+from verity.core.verify import verify
 from verity.errors import InputError
-from verity.graph import EvidenceGraph, load_graph
-from verity.narrators import Attempt, ScriptedNarrator
-from verity.narrators.base import Usage, api_error_attempt, output_attempt
-from verity.narrators.scripted import valid_claims
-from verity.prompts import Prompt
-from verity.repair import MAX_REPAIRS, best_of, narrate_and_verify
-from verity.verify import verify
+from verity.llm.narrators import Attempt, ScriptedNarrator
+from verity.llm.narrators.base import Usage, api_error_attempt, output_attempt
+from verity.llm.narrators.scripted import valid_claims
+from verity.llm.prompts import Prompt
+from verity.llm.repair import MAX_REPAIRS, best_of, narrate_and_verify
 
 FIXTURES = Path(__file__).parent / "fixtures" / "narrators"
 SMALL = FIXTURES / "graph_small.json"

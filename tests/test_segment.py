@@ -1,4 +1,4 @@
-"""The guarded sentence segmenter (verity.segment)."""
+"""The guarded sentence segmenter (verity.text.segment)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.helpers import FIXTURES, ROOT, load_json
-from verity.segment import split_sentences
+from verity.text.segment import split_sentences
 
 SEGMENTATION = FIXTURES / "segmentation"
 

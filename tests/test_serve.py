@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import ROOT
-from verity.cli import main
+from verity.cli.main import main
 
 pytest.importorskip("uvicorn")
 pytest.importorskip("starlette")

@@ -21,7 +21,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.helpers import FIXTURES, ROOT, apply_patch, load_json
-from verity.backends.sql import (
+from verity.backends.sql.query import (
     POLARITY_MARKERS,
     SqlBackendError,
     format_number,
@@ -33,7 +33,7 @@ from verity.backends.sql import (
     slugify,
     sqlite_url,
 )
-from verity.backends.sql_sample import (
+from verity.backends.sql.sample import (
     DDL,
     create_sqlite,
     load_statements,
@@ -41,11 +41,11 @@ from verity.backends.sql_sample import (
     sample_statements,
     shipped_dump,
 )
-from verity.backends.sql_spec import check_read_only_sql, load_spec, sample_spec
-from verity.cli import main
-from verity.graph import EvidenceGraph, load_graph
-from verity.numbers import number_value
-from verity.verify import verify
+from verity.backends.sql.spec import check_read_only_sql, load_spec, sample_spec
+from verity.cli.main import main
+from verity.core.graph import EvidenceGraph, load_graph
+from verity.core.verify import verify
+from verity.text.numbers import number_value
 
 SQL = FIXTURES / "sql"
 SPEC_FILE = ROOT / "verity" / "data" / "sql" / "sample_sales.spec.json"

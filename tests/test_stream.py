@@ -11,7 +11,7 @@ import pytest
 
 from tests.helpers import GRAPHS, card_small_claim
 from verity import stream as stream_module
-from verity.cli import main
+from verity.cli.main import main
 from verity.errors import InputError
 from verity.stream import START_METHODS, verify_stream
 

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verity.aliases import AliasMatcher
-from verity.normalize import normalize
-from verity.numbers import find_numbers
-from verity.text import WORD_PATTERN, tokenize, tokenize_v1
+from verity.text.aliases import AliasMatcher
+from verity.text.normalize import normalize
+from verity.text.numbers import find_numbers
+from verity.text.tokens import WORD_PATTERN, tokenize, tokenize_v1
 
 MATCHER = AliasMatcher(
     {"amex_gold": "amex_gold", "Amex Gold": "amex_gold", "Gold": "gold_tier", "3M": "three_m"}
@@ -88,7 +88,7 @@ def test_v1_tokens_are_v2_tokens_without_aliases(text: str) -> None:
 
 @given(_TEXT)
 def test_number_tokens_are_number_mentions(text: str) -> None:
-    # Every number token is a mention that verity.numbers finds too (a digit run inside
+    # Every number token is a mention that verity.text.numbers finds too (a digit run inside
     # a hyphenated word, as in "covid-19", stays part of the word).
     numbers = [t for t in tokenize(text) if t.startswith("<")]
     mentions = [m.value.token for m in find_numbers(normalize(text))]

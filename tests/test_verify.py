@@ -8,9 +8,9 @@ import pytest
 
 from tests.helpers import GRAPHS, card_small_claim, graph_dict
 from verity import Claim, Narration, load_graph, verify
-from verity import gates as gates_module
-from verity.gates import Finding, Gate
-from verity.graph import EvidenceGraph
+from verity.core import gates as gates_module
+from verity.core.gates import Finding, Gate
+from verity.core.graph import EvidenceGraph
 
 GOOD = card_small_claim("win_dining")
 

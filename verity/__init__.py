@@ -5,7 +5,27 @@ declared-ID claims; deterministic gates check every claim; only claims that pass
 every gate ship, and when none does verity answers with :data:`REFUSAL`.
 """
 
-from verity.align import (
+from verity import _moved
+from verity.answer import AnswerResult, ClaimCheck, Passage, check_answer
+from verity.core.claims import MAX_CLAIM_TEXT, MAX_LIST_ITEMS, Claim, Narration
+from verity.core.gate_error import GateError
+from verity.core.gates import ERROR_CODES, PROFILES, Finding
+from verity.core.graph import EvidenceGraph, load_graph, load_rules
+from verity.core.menu import MenuItem, menu_items
+from verity.core.models import Requirement, Rule, RuleSet
+from verity.core.profiles import (
+    ON_FAIL,
+    CustomGate,
+    Profile,
+    VerificationFailed,
+    custom_gate,
+    extend,
+)
+from verity.core.report import ClaimVerdict, Report, Summary
+from verity.core.verify import verify
+from verity.errors import GraphError, InputError, VerityError
+from verity.formats import REFUSAL
+from verity.text.align import (
     MAX_SINGLE_GAP,
     MAX_TOTAL_GAP,
     POLARITY_LANGUAGES,
@@ -13,19 +33,9 @@ from verity.align import (
     is_supported_v1,
     is_supported_v2,
 )
-from verity.align_v3 import MARKERS_V3, is_supported_v3
-from verity.answer import AnswerResult, ClaimCheck, Passage, check_answer
-from verity.claims import MAX_CLAIM_TEXT, MAX_LIST_ITEMS, Claim, Narration
-from verity.errors import GraphError, InputError, VerityError
-from verity.gate_error import GateError
-from verity.gates import ERROR_CODES, PROFILES, Finding
-from verity.graph import EvidenceGraph, load_graph, load_rules
-from verity.menu import MenuItem, menu_items
-from verity.models import Requirement, Rule, RuleSet
-from verity.profiles import ON_FAIL, CustomGate, Profile, VerificationFailed, custom_gate, extend
-from verity.refusal import REFUSAL
-from verity.report import ClaimVerdict, Report, Summary
-from verity.verify import verify
+from verity.text.align_v3 import MARKERS_V3, is_supported_v3
+
+_moved.install()  # the flat layout's module names, for one release
 
 __version__ = "0.1.0"
 

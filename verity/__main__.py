@@ -1,5 +1,5 @@
 import sys
 
-from verity.cli import main
+from verity.cli.main import main
 
 sys.exit(main())

@@ -1,13 +1,13 @@
 """Checking a free-text answer against passages, one atomic sentence at a time.
 
 :func:`check_answer` splits the answer with the guarded segmenter
-(:func:`verity.segment.split_sentences`) and keeps a sentence when at least one
-passage supports it under the v2 predicate (:mod:`verity.align`). Unsupported
+(:func:`verity.text.segment.split_sentences`) and keeps a sentence when at least one
+passage supports it under the v2 predicate (:mod:`verity.text.align`). Unsupported
 sentences are removed (drop, not fail); when none survives the answer becomes the
-pinned refusal. Support is the v3 predicate (:mod:`verity.align_v3`): each passage is
+pinned refusal. Support is the v3 predicate (:mod:`verity.text.align_v3`): each passage is
 split into sentences and a sentence of the answer must be supported by one of them.
 A sentence joining two facts with ``and`` is also read as its two facts
-(:func:`verity.align_v3.readings`). The kept sentences are joined so that no sentence
+(:func:`verity.text.align_v3.readings`). The kept sentences are joined so that no sentence
 forms across two of them (:func:`join_sentences`).
 
 For a removed sentence the result names the closest passage: the passage whose verdict
@@ -24,9 +24,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from verity.aliases import AliasMatcher
-from verity.align import MarkerLoss, Span
-from verity.align_v3 import (
+from verity.errors import InputError
+from verity.formats import REFUSAL
+from verity.text.aliases import AliasMatcher
+from verity.text.align import MarkerLoss, Span
+from verity.text.align_v3 import (
     PROGRESS,
     ClaimV3,
     PassageV3,
@@ -37,9 +39,7 @@ from verity.align_v3 import (
     reader_issue,
     readings,
 )
-from verity.errors import InputError
-from verity.refusal import REFUSAL
-from verity.segment import split_sentences
+from verity.text.segment import split_sentences
 
 __all__ = [
     "ANSWER_RESULT_FORMAT",

@@ -8,10 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from verity.backends.sql_spec import SqlSpec
-from verity.claims import Narration
-from verity.models import GraphModel, RuleSet
-from verity.report import Report
+from verity.backends.sql.spec import SqlSpec
+from verity.core.claims import Narration
+from verity.core.models import GraphModel, RuleSet
+from verity.core.report import Report
 
 __all__ = ["SCHEMA_DIR", "SCHEMA_MODELS", "render_schemas"]
 

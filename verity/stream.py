@@ -29,10 +29,10 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from verity.core.graph import EvidenceGraph, load_graph
+from verity.core.profiles import Profile, resolve_profile
 from verity.errors import InputError, VerityError
-from verity.graph import EvidenceGraph, load_graph
 from verity.jsonio import loads, path_text, read_json
-from verity.profiles import Profile, resolve_profile
 
 __all__ = [
     "CHUNK_LINES",
@@ -94,7 +94,7 @@ def _error_line(number: int, code: str, message: str) -> str:
 def _verify_line(
     number: int, raw: bytes, graphs: Mapping[str, EvidenceGraph], profile: str | Profile
 ) -> str:
-    from verity.verify import verify
+    from verity.core.verify import verify
 
     try:
         text = raw.decode("utf-8")

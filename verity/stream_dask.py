@@ -17,10 +17,10 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from verity.core.graph import EvidenceGraph
+from verity.core.profiles import Profile
 from verity.errors import InputError, VerityError
 from verity.extras import require_extra
-from verity.graph import EvidenceGraph
-from verity.profiles import Profile
 from verity.stream import chunks, verify_lines
 
 __all__ = ["CONNECT_TIMEOUT_S", "DASK_CHUNK_LINES", "require_dask", "verify_on_dask"]

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import verity
-from verity.normalize import normalize
-from verity.numbers import NUMBER_RE, number_value, value_of_match
-from verity.segment import split_sentences
+from verity.text.normalize import normalize
+from verity.text.numbers import NUMBER_RE, number_value, value_of_match
+from verity.text.segment import split_sentences
 
 HERE = Path(__file__).resolve().parent
 
@@ -41,7 +41,7 @@ def graph(ref: str, root: str) -> verity.EvidenceGraph:
     if kind == "card":
         return verity.load_graph(Path(root) / "evidence_graphs" / "card_rewards" / f"{name}.json")
     if ref == "sql/sample":
-        from verity.backends.sql import graph_from_sample
+        from verity.backends.sql.query import graph_from_sample
 
         return graph_from_sample()
     raise ValueError(f"unknown graph reference {ref!r}")

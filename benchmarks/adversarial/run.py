@@ -16,14 +16,14 @@ claim, checked against its own passage.
 For every checker the script reports how many attacks it accepts (lower is better)
 and how many controls it falsely rejects (lower is better). Checkers:
 
-* ``v1``: token-set containment (:func:`verity.align.is_supported_v1`);
-* ``v2``: the pinned predicate (:func:`verity.align.is_supported_v2`);
+* ``v1``: token-set containment (:func:`verity.text.align.is_supported_v1`);
+* ``v2``: the pinned predicate (:func:`verity.text.align.is_supported_v2`);
 * ``v3``: the hardened predicate strict and check-answer call
-  (:func:`verity.align_v3.is_supported_v3`);
+  (:func:`verity.text.align_v3.is_supported_v3`);
 * ``v2-no-guard``: ordered gap-bounded containment without the polarity guard;
 * ``contiguous``: the claim's tokens must occur as one contiguous run (no gaps);
 * ``embedding``: cosine similarity of all-MiniLM-L6-v2 embeddings >= 0.7
-  (:mod:`verity.embedding_checker`, the kind of check popular validators use). It
+  (:mod:`verity.bench.embedding_checker`, the kind of check popular validators use). It
   needs the optional extra ``embed``; without it the column is skipped with a note.
 
 Each checker is also timed over all attacks and controls (answers per second, one
@@ -33,7 +33,7 @@ remembers passage embeddings and embeds every answer anew; torch uses its defaul
 threads (both cores here), the other checkers one.
 
 The two ablations are private helpers of this script; the public constants of
-:mod:`verity.align` stay pinned. To add a checker, append one entry to
+:mod:`verity.text.align` stay pinned. To add a checker, append one entry to
 :data:`CHECKERS`.
 """
 
@@ -52,10 +52,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from verity import embedding_checker  # noqa: E402
-from verity.align import align, is_supported_v1, is_supported_v2  # noqa: E402
-from verity.align_v3 import is_supported_v3  # noqa: E402
-from verity.text import tokenize  # noqa: E402
+from verity.bench import embedding_checker  # noqa: E402
+from verity.text.align import align, is_supported_v1, is_supported_v2  # noqa: E402
+from verity.text.align_v3 import is_supported_v3  # noqa: E402
+from verity.text.tokens import tokenize  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "attacks.json"
 
@@ -245,9 +245,9 @@ def timing(data: dict[str, Any], rounds: int = 200) -> dict[str, float]:
     Passages are indexed once (as gate 5 indexes cached statements). ``cold`` clears
     the normalization cache before every round; ``warm`` keeps it.
     """
-    from verity.align import PassageIndex, check_support
-    from verity.normalize import _normalize_cached
-    from verity.segment import split_sentences
+    from verity.text.align import PassageIndex, check_support
+    from verity.text.normalize import _normalize_cached
+    from verity.text.segment import split_sentences
 
     indexes = {p["id"]: PassageIndex.from_text(p["text"]) for p in data["passages"]}
     items = [(a["answer"], indexes[a["passage_id"]]) for a in data["attacks"] + data["controls"]]

@@ -90,7 +90,7 @@ def measure(root: str) -> dict[str, Any]:
 
 
 def ablations(root: str) -> dict[str, Any]:
-    from verity.align_v3 import _ablated
+    from verity.text.align_v3 import _ablated
 
     out = {}
     for rule in ABLATIONS:

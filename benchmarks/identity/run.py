@@ -69,7 +69,6 @@ def _zero_timing(obj: Any) -> Any:
 def _golden(tmp: Path) -> dict[str, str]:
     sys.path.insert(0, str(ROOT))
     from tests.helpers import graph_dict  # the same graph set-up the golden tests use
-
     from verity import load_graph, verify
 
     got: dict[str, str] = {}

@@ -31,11 +31,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from verity.graph import EvidenceGraph, load_graph
-from verity.narrators import Attempt, RecordingNarrator, ReplayNarrator, narrator_from_spec
-from verity.narrators.base import Narrator
-from verity.prompts import VARIANTS, Prompt
-from verity.repair import NarrationResult, narrate_and_verify
+from verity.core.graph import EvidenceGraph, load_graph
+from verity.llm.narrators import Attempt, RecordingNarrator, ReplayNarrator, narrator_from_spec
+from verity.llm.narrators.base import Narrator
+from verity.llm.prompts import VARIANTS, Prompt
+from verity.llm.repair import NarrationResult, narrate_and_verify
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent

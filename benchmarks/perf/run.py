@@ -45,7 +45,7 @@ sys.path.insert(0, str(HERE))
 import workload  # noqa: E402
 
 from verity import check_answer, verify  # noqa: E402
-from verity.graph import EvidenceGraph  # noqa: E402
+from verity.core.graph import EvidenceGraph  # noqa: E402
 
 TARGETS = {"paper": 200_000, "strict": 50_000}
 
@@ -173,9 +173,9 @@ def render(results: dict[str, dict[str, float]], mix: dict[str, dict[str, str]])
 
 def gate_times(work: dict[str, Any], rounds: int) -> dict[str, float]:
     """CPU microseconds per claim of each strict gate alone (and the segmenter)."""
-    from verity.claims import parse_narration
-    from verity.gates import gates_for
-    from verity.segment import split_sentences
+    from verity.core.claims import parse_narration
+    from verity.core.gates import gates_for
+    from verity.text.segment import split_sentences
 
     graphs = work["graphs"]
     pairs = [

@@ -1,6 +1,6 @@
 """Seeded narration workloads for the performance benchmarks.
 
-Valid claims come from :func:`verity.narrators.scripted.valid_claims` (one claim per
+Valid claims come from :func:`verity.llm.narrators.scripted.valid_claims` (one claim per
 node, its statement verbatim, declarations complete). Each generated claim is one of
 :data:`KINDS`, drawn with the weights of :data:`MIX`:
 
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verity.graph import EvidenceGraph, load_graph
-from verity.narrators.scripted import valid_claims
-from verity.normalize import normalize
+from verity.core.graph import EvidenceGraph, load_graph
+from verity.llm.narrators.scripted import valid_claims
+from verity.text.normalize import normalize
 
 ROOT = Path(__file__).resolve().parents[2]
 CARD_GRAPHS = ROOT / "evidence_graphs" / "card_rewards"

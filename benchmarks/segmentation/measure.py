@@ -41,7 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from verity.segment import split_sentences  # noqa: E402
+from verity.text.segment import split_sentences  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "segmentation"
 SETS = {"development": FIXTURES, "held-out": FIXTURES / "heldout"}

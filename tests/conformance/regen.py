@@ -18,8 +18,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from verity.aliases import AliasMatcher  # noqa: E402
-from verity.align import (  # noqa: E402
+from verity.text.aliases import AliasMatcher  # noqa: E402
+from verity.text.align import (  # noqa: E402
     MAX_SINGLE_GAP,
     MAX_TOTAL_GAP,
     POLARITY_LANGUAGES,
@@ -28,13 +28,13 @@ from verity.align import (  # noqa: E402
     is_supported_v1,
     is_supported_v2,
 )
-from verity.align_v3 import (  # noqa: E402
+from verity.text.align_v3 import (  # noqa: E402
     CONJUNCTIONS,
     EXTRA_MARKERS,
     check_support_v3,
 )
-from verity.segment import split_sentences  # noqa: E402
-from verity.text import tokenize, tokenize_v1  # noqa: E402
+from verity.text.segment import split_sentences  # noqa: E402
+from verity.text.tokens import tokenize, tokenize_v1  # noqa: E402
 
 ALIASES = {
     "amex_gold": "amex_gold",

@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from tests.helpers import GRAPHS, load_json
-from verity.aliases import AliasMatcher
-from verity.normalize import normalize
-from verity.numbers import find_numbers
+from verity.text.aliases import AliasMatcher
+from verity.text.normalize import normalize
+from verity.text.numbers import find_numbers
 
 #: Examples per property: a few hundred in CI, many thousands in the fuzz run.
 EXAMPLES = int(os.environ.get("VERITY_FUZZ_EXAMPLES", "200"))

@@ -36,9 +36,9 @@ from verity import (
     verify,
 )
 from verity.answer import join_sentences
-from verity.gates import Finding, Gate, gates_for
-from verity.graph import EvidenceGraph
-from verity.report import Report
+from verity.core.gates import Finding, Gate, gates_for
+from verity.core.graph import EvidenceGraph
+from verity.core.report import Report
 from verity.stream import verify_lines
 
 GRAPH = load_graph(CARD_SMALL)
@@ -162,7 +162,7 @@ def test_a_failing_gate_never_passes_a_claim(
 ) -> None:
     gates = list(gates_for(profile))
     gates.insert(min(at, len(gates)), _failing_late() if exc is None else _raising(exc))
-    with mock.patch("verity.verify.gates_for", return_value=tuple(gates)):
+    with mock.patch("verity.core.verify.gates_for", return_value=tuple(gates)):
         report = verify(GRAPH, {"claims": batch}, profile)
     _report_invariants(report, len(batch))
     assert report.refused and not report.shipped
@@ -175,10 +175,10 @@ def test_a_failing_gate_never_passes_a_claim(
 
 
 def _clear_caches(graph: EvidenceGraph) -> None:
-    from verity.normalize import _normalize_cached
-    from verity.numbers import _value_of_groups, number_value
-    from verity.suggest import _remembered
-    from verity.text import _number_token
+    from verity.text.normalize import _normalize_cached
+    from verity.text.numbers import _value_of_groups, number_value
+    from verity.text.suggest import _remembered
+    from verity.text.tokens import _number_token
 
     graph.cache.clear()
     for cached in (_normalize_cached, _value_of_groups, number_value, _number_token, _remembered):

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from tests.helpers import GRAPHS, ROOT, card_small_claim
 from tests.robustness.strategies import ROBUST, hostile_files
-from verity.cli import main
+from verity.cli.main import main
 
 GRAPH_BYTES = (GRAPHS / "card_small.json").read_bytes()
 NARRATION = {

@@ -26,14 +26,14 @@ from tests.robustness.strategies import (
     short_text,
     well_typed_claims,
 )
-from verity import align as A
-from verity import segment
-from verity.claims import Claim, _parse_claim
-from verity.gate_error import GateError
-from verity.numbers import NUMBER_RE, value_of_match
-from verity.report import ClaimVerdict
-from verity.suggest import Candidates, close_matches
-from verity.trusted import trusted
+from verity.core.claims import Claim, _parse_claim
+from verity.core.gate_error import GateError
+from verity.core.report import ClaimVerdict
+from verity.core.trusted import trusted
+from verity.text import align as A
+from verity.text import segment
+from verity.text.numbers import NUMBER_RE, value_of_match
+from verity.text.suggest import Candidates, close_matches
 
 NODE_IDS = [n["id"] for n in CARD_SMALL["nodes"]]
 id_like = st.one_of(
@@ -100,7 +100,7 @@ def test_trusted_falls_back_when_fields_are_missing() -> None:
 
 def _slow_parse(obj: Any, index: int) -> Any:
     """The parser with the fast path disabled: every check runs."""
-    from verity import claims as C
+    from verity.core import claims as C
 
     original = C._well_formed
     C._well_formed = lambda o: False  # type: ignore[assignment]
@@ -137,7 +137,7 @@ def test_segment_candidates_equal_finditer(text: str) -> None:
 @ROBUST
 @given(hostile_text)
 def test_cached_number_values_equal_fresh_ones(text: str) -> None:
-    from verity.numbers import _canonical_decimal, _value_of_groups
+    from verity.text.numbers import _canonical_decimal, _value_of_groups
 
     for match in NUMBER_RE.finditer(text):
         sign, cur, body, suffix = match.group("sign", "cur", "body", "suffix")

@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 from tests.helpers import card_small_claim
 from tests.robustness.strategies import CARD_SMALL, INJECTIONS, ROBUST, well_typed_claims
 from verity import MAX_CLAIM_TEXT, load_graph, verify
-from verity.align_v3 import reader_issue
-from verity.gates import _READER_CODES
-from verity.report import ClaimVerdict
+from verity.core.gates import _READER_CODES
+from verity.core.report import ClaimVerdict
+from verity.text.align_v3 import reader_issue
 
 GRAPH = load_graph(CARD_SMALL)
 

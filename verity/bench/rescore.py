@@ -15,10 +15,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from verity.bench.records import BenchRecord, VerdictRecord, load_records, record_line
+from verity.core.graph import EvidenceGraph, load_graph
+from verity.core.verify import verify
 from verity.errors import InputError
-from verity.graph import EvidenceGraph, load_graph
 from verity.jsonio import path_text
-from verity.verify import verify
 
 __all__ = ["rescore_file", "rescore_records"]
 

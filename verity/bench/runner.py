@@ -43,12 +43,12 @@ from verity.bench.records import (
     record_line,
 )
 from verity.bench.report import ReportFiles, build_report
+from verity.core.gates import PROFILES
+from verity.core.graph import EvidenceGraph, load_graph
+from verity.core.report import Report
 from verity.errors import InputError
-from verity.gates import PROFILES
-from verity.graph import EvidenceGraph, load_graph
-from verity.narrators.base import Attempt, Narrator
-from verity.prompts import VARIANTS, Prompt
-from verity.report import Report
+from verity.llm.narrators.base import Attempt, Narrator
+from verity.llm.prompts import VARIANTS, Prompt
 
 __all__ = [
     "DEFAULT_GRAPHS",
@@ -98,7 +98,7 @@ RepairFn = Callable[[EvidenceGraph, Narrator, str, str, int], RepairResult]
 
 
 def _default_repair_fn() -> RepairFn:
-    from verity.repair import narrate_and_verify
+    from verity.llm.repair import narrate_and_verify
 
     def run(graph: EvidenceGraph, narrator: Narrator, variant: str, profile: str,
             repairs: int) -> RepairResult:
@@ -252,7 +252,7 @@ def make_narrator(
     spec: str, seed: int, openai_options: Mapping[str, Any] | None = None
 ) -> Narrator:
     """Build a narrator from its spec; the run seed goes to every kind that takes one."""
-    from verity.narrators import narrator_from_spec
+    from verity.llm.narrators import narrator_from_spec
 
     kind = spec.partition(":")[0]
     options: dict[str, Any] = {}

@@ -35,8 +35,8 @@ import numpy.typing as npt
 
 from verity.bench import DEFAULT_LEVEL, DEFAULT_RESAMPLES
 from verity.bench.records import BenchRecord, InstanceKey, VerdictRecord, complete_instances
-from verity.gates import GATE_NAMES
-from verity.prompts import VARIANTS
+from verity.core.gates import GATE_NAMES
+from verity.llm.prompts import VARIANTS
 
 __all__ = [
     "DEFAULT_LEVEL",

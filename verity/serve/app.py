@@ -22,12 +22,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from verity.answer import check_answer
+from verity.core.gates import PROFILES
+from verity.core.graph import EvidenceGraph, load_graph
+from verity.core.profiles import Profile
+from verity.core.verify import verify
 from verity.errors import InputError, VerityError
-from verity.gates import PROFILES
-from verity.graph import EvidenceGraph, load_graph
 from verity.jsonio import loads
-from verity.profiles import Profile
-from verity.verify import verify
 
 __all__ = ["MAX_BODY_BYTES", "create_app", "service_version"]
 

@@ -1,0 +1,217 @@
+"""The embedded sample database of the SQL backend: illustrative outdoor-gear sales.
+
+Five regions, six products, twelve months of one year, generated from a fixed
+seed. The data is invented for demonstrations and tests. The same statements
+(plain SQL that SQLite and PostgreSQL both accept) build the checked-in dump
+``verity/data/sql/sample_sales.sql``, the SQLite file the CLI materializes on
+demand and the PostgreSQL copy the parity test loads.
+
+Regenerate the dump with ``python -m verity.backends.sql.sample --dump PATH``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sqlite3
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+__all__ = [
+    "SEED",
+    "SampleRow",
+    "create_sqlite",
+    "load_statements",
+    "sample_dump",
+    "sample_rows",
+    "sample_statements",
+    "shipped_dump",
+]
+
+#: The seed every sample row derives from.
+SEED = 20240601
+
+YEAR = "2024"
+
+#: (code, display name, demand factor). Names start with distinct capitals so that
+#: every collation orders them alike.
+REGIONS: tuple[tuple[str, str, float], ...] = (
+    ("GC", "Gulf Coast", 0.85),
+    ("MW", "Midwest", 1.00),
+    ("NE", "Northeast", 1.20),
+    ("PC", "Pacific", 1.35),
+    ("SW", "Southwest", 0.90),
+)
+
+#: (sku, display name, category, unit price in cents, base monthly units, season).
+#: Season 1 peaks in summer, -1 in winter, 0 is flat.
+PRODUCTS: tuple[tuple[str, str, str, int, int, int], ...] = (
+    ("AT-200", "Alpine Tent", "shelter", 34995, 40, 1),
+    ("CB-110", "Canyon Boots", "footwear", 15950, 90, 0),
+    ("ES-030", "Ember Stove", "cooking", 8999, 70, -1),
+    ("HK-410", "Harbor Kayak", "water", 79900, 12, 1),
+    ("RL-050", "Ridge Lantern", "lighting", 4495, 120, -1),
+    ("SJ-320", "Summit Jacket", "apparel", 22950, 60, -1),
+)
+
+_SUMMER = (0.55, 0.6, 0.8, 1.0, 1.25, 1.5, 1.6, 1.45, 1.1, 0.8, 0.6, 0.7)
+_WINTER = (1.4, 1.25, 1.0, 0.8, 0.65, 0.55, 0.5, 0.6, 0.85, 1.1, 1.35, 1.6)
+
+DDL: tuple[str, ...] = (
+    "CREATE TABLE regions (region_code TEXT PRIMARY KEY, region_name TEXT NOT NULL UNIQUE)",
+    "CREATE TABLE products (sku TEXT PRIMARY KEY, product_name TEXT NOT NULL UNIQUE, "
+    "category TEXT NOT NULL, unit_price_cents INTEGER NOT NULL)",
+    "CREATE TABLE sales (month TEXT NOT NULL, quarter TEXT NOT NULL, "
+    "region_code TEXT NOT NULL REFERENCES regions (region_code), "
+    "sku TEXT NOT NULL REFERENCES products (sku), "
+    "units INTEGER NOT NULL, revenue_cents INTEGER NOT NULL, "
+    "PRIMARY KEY (month, region_code, sku))",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SampleRow:
+    """One row of the ``sales`` table."""
+
+    month: str
+    quarter: str
+    region_code: str
+    sku: str
+    units: int
+    revenue_cents: int
+
+
+def _season(kind: int, month_index: int) -> float:
+    if kind > 0:
+        return _SUMMER[month_index]
+    if kind < 0:
+        return _WINTER[month_index]
+    return 1.0
+
+
+def sample_rows(seed: int = SEED) -> list[SampleRow]:
+    """The ``sales`` rows, ordered by month, region and product."""
+    rng = random.Random(seed)
+    rows: list[SampleRow] = []
+    for m in range(12):
+        month = f"{YEAR}-{m + 1:02d}"
+        quarter = f"Q{m // 3 + 1}"
+        for region_code, _name, factor in REGIONS:
+            for sku, _pname, _cat, price, base, season in PRODUCTS:
+                noise = rng.uniform(0.75, 1.25)
+                units = max(0, round(base * factor * _season(season, m) * noise))
+                rows.append(SampleRow(month, quarter, region_code, sku, units, units * price))
+    return rows
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def sample_statements(seed: int = SEED) -> list[str]:
+    """DDL then one INSERT per row; portable between SQLite and PostgreSQL."""
+    statements = list(DDL)
+    for code, name, _factor in REGIONS:
+        statements.append(
+            "INSERT INTO regions (region_code, region_name) VALUES "
+            f"({_quote(code)}, {_quote(name)})"
+        )
+    for sku, name, category, price, _base, _season_kind in PRODUCTS:
+        statements.append(
+            "INSERT INTO products (sku, product_name, category, unit_price_cents) VALUES "
+            f"({_quote(sku)}, {_quote(name)}, {_quote(category)}, {price})"
+        )
+    for row in sample_rows(seed):
+        statements.append(
+            "INSERT INTO sales (month, quarter, region_code, sku, units, revenue_cents) VALUES "
+            f"({_quote(row.month)}, {_quote(row.quarter)}, {_quote(row.region_code)}, "
+            f"{_quote(row.sku)}, {row.units}, {row.revenue_cents})"
+        )
+    return statements
+
+
+def sample_dump(seed: int = SEED) -> str:
+    """The text of ``sample_sales.sql``: a header, then one statement per line."""
+    header = (
+        "-- verity sample database: illustrative outdoor-gear sales, invented data.\n"
+        f"-- Generated by verity.backends.sql.sample from seed {seed}; do not edit by hand.\n"
+    )
+    return header + "".join(s + ";\n" for s in sample_statements(seed))
+
+
+def shipped_dump() -> str:
+    """The checked-in dump, read from the package data."""
+    ref = resources.files("verity").joinpath("data", "sql", "sample_sales.sql")
+    return ref.read_text("utf-8")
+
+
+def dump_statements(dump: str) -> list[str]:
+    """The statements of a dump written by :func:`sample_dump` (one per line)."""
+    return [
+        line.rstrip().removesuffix(";")
+        for line in dump.splitlines()
+        if line.strip() and not line.startswith("--")
+    ]
+
+
+class _Cursor(Protocol):
+    def execute(self, operation: str, /) -> Any: ...
+
+
+class _Connection(Protocol):
+    def cursor(self) -> Any: ...
+
+    def commit(self) -> Any: ...
+
+
+def load_statements(connection: _Connection, statements: Sequence[str]) -> None:
+    """Run ``statements`` on a DB-API connection and commit."""
+    cursor: _Cursor = connection.cursor()
+    for statement in statements:
+        cursor.execute(statement)
+    connection.commit()
+
+
+def create_sqlite(path: str | Path, dump: str | None = None) -> Path:
+    """Write the sample database to a new SQLite file at ``path`` (from the shipped dump)."""
+    target = Path(path)
+    if target.exists():
+        raise FileExistsError(f"{target} already exists")
+    connection = sqlite3.connect(target)
+    try:
+        load_statements(connection, dump_statements(shipped_dump() if dump is None else dump))
+    finally:
+        connection.close()
+    return target
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write the dump (``--dump PATH``) and/or a SQLite file (``--sqlite PATH``)."""
+    parser = argparse.ArgumentParser(description="Generate verity's sample sales database.")
+    parser.add_argument("--dump", type=Path, help="write the SQL dump here")
+    parser.add_argument("--sqlite", type=Path, help="write a new SQLite database file here")
+    args = parser.parse_args(argv)
+    if args.dump is None and args.sqlite is None:
+        parser.error("give --dump PATH and/or --sqlite PATH")
+    text = sample_dump()
+    try:
+        if args.sqlite is not None and args.sqlite.exists():
+            raise FileExistsError(f"{args.sqlite} already exists; remove it or choose another path")
+        if args.dump is not None:
+            args.dump.write_text(text, encoding="utf-8")
+        if args.sqlite is not None:
+            create_sqlite(args.sqlite, text)
+    except (OSError, sqlite3.Error) as exc:
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        where = f"{exc.filename}: " if isinstance(exc, OSError) and exc.filename else ""
+        print(f"sql_sample: error: {where}{detail}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

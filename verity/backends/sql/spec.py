@@ -1,0 +1,421 @@
+"""The declarative query spec of the SQL backend (``verity.sql_spec/1``).
+
+A spec names the graph, declares the entity kinds and lists the queries. Each
+query is one read-only SQL statement whose rows become evidence nodes of one
+type: an id template and a statement template (``str.format`` fields over the
+row), the columns that name entities (with the columns that hold their display
+aliases) and the columns that hold numbers (with how to display them). The
+spec also carries the claim-type rules the graph will hold.
+
+Template fields: an entity column stands for the entity id, a number field for
+its display string, any other column for its text. Specs take no parameters,
+so they run unchanged under every DB-API paramstyle.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping
+from decimal import Decimal
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from verity.core.models import Rule
+from verity.errors import InputError
+from verity.jsonio import loads, read_json
+
+__all__ = [
+    "SPEC_FORMAT",
+    "EdgeSpec",
+    "EntityColumn",
+    "EntityKind",
+    "NumberColumn",
+    "NumberFormat",
+    "QuerySpec",
+    "SqlBackendError",
+    "SqlSpec",
+    "check_read_only_sql",
+    "load_spec",
+    "sample_spec",
+    "template_fields",
+]
+
+SPEC_FORMAT = "verity.sql_spec/1"
+
+NumberFormat = Literal["money", "integer", "percent", "plain"]
+
+#: Decimal places each display format uses unless the spec says otherwise.
+DEFAULT_DECIMALS: dict[str, int] = {"money": 2, "integer": 0, "percent": 1, "plain": 0}
+
+Snake = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
+ColumnName = Annotated[str, StringConstraints(pattern=r"^[a-z_][a-z0-9_]*$", max_length=64)]
+NodeType = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9_]*$", max_length=64)]
+IdPrefix = Annotated[str, StringConstraints(pattern=r"^([a-z][a-z0-9_]*)?$", max_length=32)]
+GraphId = Annotated[
+    str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$", max_length=128)
+]
+Template = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
+
+_FIELD_RE = re.compile(r"^[a-z_][a-z0-9_]*$")
+_TRAILING = re.compile(r"[\s;]+$")
+_ALLOWED_FIRST_WORDS = frozenset({"select", "with", "values"})
+
+
+class SqlBackendError(InputError):
+    """A spec, database or query result the SQL backend cannot turn into a graph.
+
+    ``code`` names the failure (``spec``, ``url``, ``connect``, ``driver``,
+    ``read_only``, ``write_attempt``, ``sql``, ``no_rows``, ``too_many_rows``,
+    ``missing_column``, ``value``, ``entity``, ``statement``, ``node_id``,
+    ``edge``); ``query`` is the spec query it concerns, if any.
+    """
+
+    def __init__(self, message: str, *, code: str, query: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.query = query
+
+
+def template_fields(template: str) -> list[str]:
+    """The field names of a ``str.format`` template, in order, checked to be plain names.
+
+    Raises ``ValueError`` for attribute or index access, conversions, format
+    specs and malformed braces: display formatting belongs to the spec.
+    """
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise ValueError(f"template {template!r} is malformed: {exc}") from None
+    fields: list[str] = []
+    for _literal, name, spec, conversion in parsed:
+        if name is None:
+            continue
+        if not _FIELD_RE.match(name):
+            raise ValueError(
+                f"template {template!r} has field {{{name}}}; fields are lower-case column "
+                "or number names"
+            )
+        if spec or conversion:
+            raise ValueError(
+                f"template {template!r} formats field {{{name}}} itself; "
+                "declare the display format in 'numbers' instead"
+            )
+        fields.append(name)
+    return fields
+
+
+def _mask_sql(sql: str) -> str:
+    """``sql`` with string literals, quoted identifiers and comments blanked out."""
+    out: list[str] = []
+    i, n = 0, len(sql)
+    while i < n:
+        ch = sql[i]
+        if sql.startswith("--", i):
+            end = sql.find("\n", i)
+            end = n if end < 0 else end
+        elif sql.startswith("/*", i):
+            depth, end = 1, i + 2
+            while end < n and depth:
+                if sql.startswith("/*", end):
+                    depth, end = depth + 1, end + 2
+                elif sql.startswith("*/", end):
+                    depth, end = depth - 1, end + 2
+                else:
+                    end += 1
+        elif ch in "'\"`":
+            end = i + 1
+            while end < n:
+                if sql[end] == ch:
+                    if end + 1 < n and sql[end + 1] == ch:
+                        end += 2
+                        continue
+                    end += 1
+                    break
+                end += 1
+            else:
+                end = n
+        elif ch == "$":
+            tag = re.match(r"\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$", sql[i:])
+            if tag is None:
+                out.append(ch)
+                i += 1
+                continue
+            close = sql.find(tag.group(0), i + len(tag.group(0)))
+            end = n if close < 0 else close + len(tag.group(0))
+        else:
+            out.append(ch)
+            i += 1
+            continue
+        out.append(" ")
+        i = end
+    return "".join(out)
+
+
+def check_read_only_sql(sql: str) -> None:
+    """Refuse SQL that is not one SELECT, WITH or VALUES statement (``ValueError``).
+
+    This is a first, textual line of defence with a clear message. The guarantee
+    is the database's: the backend opens SQLite with ``mode=ro`` and runs
+    PostgreSQL in a read-only transaction that it always rolls back.
+    """
+    body = _TRAILING.sub("", _mask_sql(sql))
+    if ";" in body:
+        raise ValueError("holds more than one SQL statement; each query is one statement")
+    first = re.match(r"[\s(]*([A-Za-z]+)", body)
+    if first is None:
+        raise ValueError("holds no SQL statement")
+    word = first.group(1).lower()
+    if word not in _ALLOWED_FIRST_WORDS:
+        raise ValueError(
+            f"starts with {word.upper()}; only read-only SELECT, WITH or VALUES queries are allowed"
+        )
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EntityKind(_Model):
+    """An entity kind: ids are ``id_prefix`` plus the slug of the column value."""
+
+    kind: Snake
+    id_prefix: IdPrefix = ""
+    description: str = ""
+
+
+class EntityColumn(_Model):
+    """A result column whose values name entities of ``kind``."""
+
+    column: ColumnName
+    kind: Snake
+    alias_columns: list[ColumnName] = Field(default_factory=list)
+
+
+class NumberColumn(_Model):
+    """A result column shown as a number.
+
+    The value is ``column`` (divided by ``denominator`` when given) times
+    ``multiplier``, made absolute when ``absolute`` is set, rounded half-up to
+    ``decimals`` places and displayed as ``money`` (``$1,234.56``), ``integer``
+    (``1,234``), ``percent`` (``12.5%``) or ``plain`` (``1234.5``). ``name`` is
+    the template field (default: the column name).
+    """
+
+    column: ColumnName
+    format: NumberFormat
+    name: ColumnName | None = None
+    decimals: int | None = Field(default=None, ge=0, le=6)
+    denominator: ColumnName | None = None
+    multiplier: Decimal = Decimal(1)
+    absolute: bool = False
+
+    @property
+    def field(self) -> str:
+        """The template field this number fills."""
+        return self.name or self.column
+
+    @property
+    def places(self) -> int:
+        """Decimal places of the display string."""
+        return DEFAULT_DECIMALS[self.format] if self.decimals is None else self.decimals
+
+    @model_validator(mode="after")
+    def _check(self) -> NumberColumn:
+        if self.format == "integer" and self.places != 0:
+            raise ValueError(f"number {self.field!r}: the integer format has no decimals")
+        if not self.multiplier.is_finite() or self.multiplier == 0:
+            raise ValueError(f"number {self.field!r}: multiplier must be a finite non-zero number")
+        return self
+
+
+class EdgeSpec(_Model):
+    """An edge from each row's node to the node whose id ``target_template`` renders."""
+
+    relation: Snake
+    target_template: Template
+
+    @field_validator("target_template")
+    @classmethod
+    def _fields(cls, value: str) -> str:
+        template_fields(value)
+        return value
+
+
+class QuerySpec(_Model):
+    """One SQL query; each result row becomes one evidence node of ``node_type``."""
+
+    name: Snake
+    node_type: NodeType
+    sql: Annotated[str, StringConstraints(min_length=1, max_length=20000)]
+    id_template: Template
+    statement_template: Template
+    #: Parts of ``statement_template`` (each a substring of it) that a claim may not
+    #: drop: the scope or condition the statement's truth depends on.
+    required_templates: list[Template] = Field(default_factory=list)
+    entities: list[EntityColumn] = Field(default_factory=list)
+    numbers: list[NumberColumn] = Field(default_factory=list)
+    edges: list[EdgeSpec] = Field(default_factory=list)
+    min_rows: int = Field(default=1, ge=0)
+    max_rows: int | None = Field(default=None, ge=1)
+    description: str = ""
+
+    @field_validator("sql")
+    @classmethod
+    def _read_only(cls, value: str) -> str:
+        check_read_only_sql(value)
+        return value
+
+    @field_validator("id_template", "statement_template")
+    @classmethod
+    def _fields(cls, value: str) -> str:
+        template_fields(value)
+        return value
+
+    @model_validator(mode="after")
+    def _check(self) -> QuerySpec:
+        if self.max_rows is not None and self.max_rows < self.min_rows:
+            raise ValueError(f"max_rows {self.max_rows} is below min_rows {self.min_rows}")
+        entity_columns = [e.column for e in self.entities]
+        number_fields = [n.field for n in self.numbers]
+        seen: set[str] = set()
+        for name in (*entity_columns, *number_fields):
+            if name in seen:
+                raise ValueError(f"field {name!r} is declared twice (entity columns, numbers)")
+            seen.add(name)
+        if not self.statement_template.rstrip().endswith("."):
+            raise ValueError("statement_template must end with a full stop")
+        for required in self.required_templates:
+            if not required.strip() or required not in self.statement_template:
+                raise ValueError(
+                    f"required template {required!r} is not a part of statement_template"
+                )
+        return self
+
+    @property
+    def statement_sql(self) -> str:
+        """The SQL as sent to the database: trailing semicolons and whitespace removed."""
+        return _TRAILING.sub("", self.sql)
+
+    @property
+    def computed_fields(self) -> frozenset[str]:
+        """Template fields filled by the backend rather than straight from a column."""
+        return frozenset([e.column for e in self.entities] + [n.field for n in self.numbers])
+
+    def referenced_columns(self) -> list[str]:
+        """Every result column the query's spec needs, each once, in a stable order."""
+        names: list[str] = []
+        for entity in self.entities:
+            names += [entity.column, *entity.alias_columns]
+        for number in self.numbers:
+            names.append(number.column)
+            if number.denominator is not None:
+                names.append(number.denominator)
+        templates = [self.id_template, self.statement_template]
+        templates += [e.target_template for e in self.edges]
+        computed = self.computed_fields
+        for template in templates:
+            names += [f for f in template_fields(template) if f not in computed]
+        return list(dict.fromkeys(names))
+
+
+class SqlSpec(_Model):
+    """A ``verity.sql_spec/1`` document."""
+
+    format: Literal["verity.sql_spec/1"]
+    graph_id: GraphId
+    domain: Snake
+    description: str = ""
+    entities: list[EntityKind] = Field(default_factory=list)
+    queries: Annotated[list[QuerySpec], Field(min_length=1)]
+    rules: list[Rule] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _check(self) -> SqlSpec:
+        kinds = [k.kind for k in self.entities]
+        _no_duplicates(kinds, "entity kind")
+        _no_duplicates([q.name for q in self.queries], "query name")
+        _no_duplicates([r.claim_type for r in self.rules], "rule claim_type")
+        for query in self.queries:
+            for entity in query.entities:
+                if entity.kind not in kinds:
+                    raise ValueError(
+                        f"query {query.name!r}: entity column {entity.column!r} has kind "
+                        f"{entity.kind!r}, which 'entities' does not declare"
+                    )
+        node_types = {q.node_type for q in self.queries}
+        for rule in self.rules:
+            for requirement in rule.requires:
+                for node_type in requirement.any_of:
+                    if node_type not in node_types:
+                        raise ValueError(
+                            f"rule {rule.claim_type!r} names node type {node_type!r}, "
+                            "which no query produces"
+                        )
+        return self
+
+    def kind(self, name: str) -> EntityKind:
+        """The declared entity kind called ``name``."""
+        return next(k for k in self.entities if k.kind == name)
+
+
+def _no_duplicates(values: list[str], what: str) -> None:
+    seen: set[str] = set()
+    for value in values:
+        if value in seen:
+            raise ValueError(f"{what} {value!r} appears twice")
+        seen.add(value)
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _validate(data: Any, what: str) -> SqlSpec:
+    try:
+        return SqlSpec.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors()
+        first = errors[0]
+        message = str(first["msg"]).removeprefix("Value error, ")
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise SqlBackendError(
+            f"{what} is invalid at {_location(tuple(first['loc']))}: {message}{more}", code="spec"
+        ) from None
+
+
+def load_spec(source: SqlSpec | Mapping[str, Any] | str | Path) -> SqlSpec:
+    """Load and validate a spec from a model, a dict or a JSON file path.
+
+    Raises :class:`SqlBackendError` (code ``spec``) or :class:`InputError` with
+    one line when the spec cannot be used.
+    """
+    if isinstance(source, SqlSpec):
+        return source
+    if isinstance(source, Mapping):
+        return _validate(dict(source), "SQL spec")
+    if isinstance(source, (str, Path)):
+        return _validate(read_json(source, "SQL spec file"), f"SQL spec {source}")
+    raise SqlBackendError(
+        f"a SQL spec must be a path, a dict or a SqlSpec, not {type(source).__name__}", code="spec"
+    )
+
+
+def sample_spec() -> SqlSpec:
+    """The shipped spec for the embedded sample sales database."""
+    ref = resources.files("verity").joinpath("data", "sql", "sample_sales.spec.json")
+    return _validate(loads(ref.read_text("utf-8"), "sample SQL spec"), "sample SQL spec")

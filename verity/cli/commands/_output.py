@@ -1,0 +1,84 @@
+"""Shared output helpers for the verification commands."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from verity.core.report import Report
+from verity.text.display import one_line
+
+__all__ = [
+    "EXIT_ALL_VERIFIED",
+    "EXIT_INPUT",
+    "EXIT_REFUSED",
+    "EXIT_TRIMMED",
+    "EXIT_UNREACHABLE",
+    "UNREACHABLE_CODES",
+    "exit_code",
+    "print_json",
+    "render_report",
+]
+
+#: Every claim verified.
+EXIT_ALL_VERIFIED = 0
+#: Some claims removed, at least one shipped.
+EXIT_TRIMMED = 1
+#: Unusable input (one line on stderr, no traceback).
+EXIT_INPUT = 2
+#: Nothing shipped: the refusal.
+EXIT_REFUSED = 3
+#: The narrator could not be reached (connection failed or no answer in time), so there
+#: was nothing to verify.
+EXIT_UNREACHABLE = 4
+#: Attempt error codes that mean the narrator could not be reached.
+UNREACHABLE_CODES = frozenset({"api.connection", "api.timeout"})
+
+
+def exit_code(claims: int, passed: int) -> int:
+    """0 every claim verified, 1 trimmed but something shipped, 3 refused."""
+    if passed == 0:
+        return EXIT_REFUSED
+    return EXIT_ALL_VERIFIED if passed == claims else EXIT_TRIMMED
+
+
+def print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _short(text: str, limit: int = 100) -> str:
+    return one_line(text, limit)
+
+
+#: Error codes whose ``expected`` lists the nearest valid values.
+SUGGESTING_CODES = frozenset({"evidence.unknown_id", "entity.not_allowed", "number.not_allowed"})
+
+
+def _did_you_mean(err: Any) -> str:
+    """`` (did you mean 'a' or 'b'?)`` for an error that carries suggestions, else ""."""
+    expected = err.expected
+    if err.code not in SUGGESTING_CODES or not isinstance(expected, list) or not expected:
+        return ""
+    shown = " or ".join(repr(one_line(str(x), 40)) for x in expected[:3])
+    return f" (did you mean {shown}?)"
+
+
+def render_report(report: Report) -> str:
+    """A readable per-claim summary of a report."""
+    s = report.summary
+    lines = [
+        f"graph {report.graph_id} | profile {report.profile} | "
+        f"{s.claims} claims: {s.passed} passed, {s.removed} removed"
+    ]
+    for verdict in report.claims:
+        mark = "PASS" if verdict.passed else "FAIL"
+        kind = verdict.type or "?"
+        text = verdict.text or ""
+        lines.append(f"  {mark} {verdict.id} [{kind}] {_short(text)}".rstrip())
+        for err in verdict.errors:
+            lines.append(f"       {err.code}: {_short(err.message, 160)}{_did_you_mean(err)}")
+    failing = ", ".join(f"{k} {v}" for k, v in s.failing_by_gate.items() if v)
+    if failing:
+        lines.append(f"failing claims by gate: {failing}")
+    lines.append("answer: " + report.answer)
+    return "\n".join(lines)

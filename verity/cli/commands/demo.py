@@ -1,0 +1,81 @@
+"""`verity demo`: optimize a profile, narrate it with the local model, verify, repair.
+
+Exits as ``verity verify graph.json narration.json`` on the files it writes: 0 every
+final claim verified, 1 some removed and at least one shipped, 3 nothing shipped (the
+refusal); 4 when the narrator could not be reached; 2 when it cannot run (for example
+without the ``verity-evidence[local]`` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from verity.cli.commands._options import add_openai_options, add_repairs
+from verity.cli.commands._output import exit_code
+from verity.cli.commands.narrate import (
+    NARRATOR_HELP,
+    build_narrator,
+    narrator_failure,
+    scripted_profiles,
+)
+from verity.cli.demo import DEMO_GOAL, DEMO_PROFILE, DEMO_VARIANT, render_demo, run_demo
+from verity.llm.prompts import VARIANTS
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from verity.backends.card_rewards import GOALS
+
+    parser.add_argument(
+        "--out-dir",
+        metavar="DIR",
+        default="verity-demo",
+        help="where the files go (default: ./verity-demo)",
+    )
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=DEMO_PROFILE,
+        metavar="N",
+        help=f"spending profile, 0 to 49 (default: {DEMO_PROFILE})",
+    )
+    parser.add_argument(
+        "--goal",
+        default=DEMO_GOAL,
+        choices=GOALS,
+        help=f"optimization goal (default: {DEMO_GOAL})",
+    )
+    parser.add_argument(
+        "--narrator",
+        default="local",
+        metavar="SPEC",
+        help=NARRATOR_HELP.format(profiles=scripted_profiles())
+        + " (default: local; scripted for a quick dry run)",
+    )
+    parser.add_argument(
+        "--variant",
+        choices=VARIANTS,
+        default=DEMO_VARIANT,
+        help=f"prompt variant (default: {DEMO_VARIANT})",
+    )
+    add_repairs(parser)
+    add_openai_options(parser.add_argument_group("openai:MODEL narrators"))
+
+
+def run(args: argparse.Namespace) -> int:
+    narrator = build_narrator(args, seed=False)
+    demo = run_demo(
+        args.out_dir,
+        profile=args.profile,
+        goal=args.goal,
+        narrator=narrator,
+        repairs=args.repairs,
+        variant=args.variant,
+    )
+    print(render_demo(demo))
+    failed = narrator_failure(narrator, demo.result.passes[0].attempt)
+    if failed is not None:
+        return failed
+    s = demo.result.final.summary
+    return exit_code(s.claims, s.passed)

@@ -1,0 +1,202 @@
+"""`verity narrate GRAPH`: narrate an evidence graph, verify the claims, repair, report.
+
+The exit status describes what ships after the repair passes: 0 every claim of the
+final narration verified, 1 some removed but at least one shipped, 3 nothing shipped
+(the refusal; also when the endpoint answered the first request with an error), 2
+unusable input, 4 the narrator could not be reached (no connection, or no answer within
+``--timeout``), so there was nothing to verify.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from verity.cli.commands._options import (
+    add_gates,
+    add_openai_options,
+    add_repairs,
+    chosen_profile,
+    openai_options,
+    stderr_notes,
+)
+from verity.cli.commands._output import (
+    EXIT_UNREACHABLE,
+    UNREACHABLE_CODES,
+    exit_code,
+    print_json,
+    render_report,
+)
+from verity.core.gates import PROFILES
+from verity.errors import InputError
+from verity.llm.narrators import Narrator, RecordingNarrator, narrator_from_spec
+from verity.llm.narrators.base import Attempt
+from verity.llm.prompts import MAX_PROMPT_NODES, VARIANTS
+from verity.llm.repair import NarrationResult, Pass, narrate_and_verify
+
+__all__ = [
+    "NARRATOR_HELP",
+    "add_arguments",
+    "build_narrator",
+    "narrator_failure",
+    "render_result",
+    "run",
+    "scripted_profiles",
+]
+
+
+def scripted_profiles() -> str:
+    """The scripted narrator's profiles, for help texts."""
+    from verity.llm.narrators.scripted import DEFAULT_PROFILE, PROFILES
+
+    return "|".join(PROFILES) + f"; default {DEFAULT_PROFILE}"
+
+
+NARRATOR_HELP = (
+    "local (the embedded SmolLM2 model) | openai:MODEL (any OpenAI-compatible endpoint) | "
+    "scripted[:PROFILE] (the simulator; PROFILE {profiles}) | replay:FILE (attempts "
+    "recorded with --record)"
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("graph", metavar="GRAPH", help="evidence graph JSON file (- for stdin)")
+    parser.add_argument(
+        "--narrator",
+        default="local",
+        metavar="SPEC",
+        help=NARRATOR_HELP.format(profiles=scripted_profiles()) + " (default: local)",
+    )
+    parser.add_argument(
+        "--variant",
+        choices=VARIANTS,
+        default="constrained",
+        help="prompt variant (default: constrained)",
+    )
+    add_repairs(parser)
+    parser.add_argument(
+        "--profile", choices=PROFILES, default="strict", help="gate profile (default: strict)"
+    )
+    add_gates(parser)
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print passes (attempt and report each) and shipped claims as JSON",
+    )
+    parser.add_argument("--seed", type=int, help="seed of the scripted or local narrator")
+    parser.add_argument(
+        "--max-nodes",
+        type=int,
+        default=MAX_PROMPT_NODES,
+        metavar="N",
+        help=f"most nodes a prompt lists (default: {MAX_PROMPT_NODES})",
+    )
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="append every attempt to this JSONL file (replay with replay:FILE)",
+    )
+    add_openai_options(parser.add_argument_group("openai:MODEL narrators"))
+
+
+def build_narrator(args: argparse.Namespace, *, seed: bool = True) -> Narrator:
+    """The narrator the arguments ask for, recording when ``--record`` is given."""
+    options = openai_options(args)
+    if options and not args.narrator.startswith("openai:"):
+        flags = ", ".join("--" + k.replace("_", "-") for k in _given_flags(args))
+        raise InputError(f"{flags} apply to openai:MODEL narrators only")
+    if args.narrator.startswith("openai:"):
+        options["notify"] = stderr_notes
+    narrator = narrator_from_spec(
+        args.narrator, seed=getattr(args, "seed", None) if seed else None, **options
+    )
+    record = getattr(args, "record", None)
+    if record:
+        path = Path(record)
+        if path.is_dir():
+            raise InputError(
+                f"--record {record}: is a directory; give a file such as {path / 'attempts.jsonl'}"
+            )
+        return RecordingNarrator(narrator, path)
+    return narrator
+
+
+def _given_flags(args: argparse.Namespace) -> list[str]:
+    names = ("base_url", "api_key_env", "response_format", "timeout", "retries", "max_tokens")
+    return [n for n in names if getattr(args, n, None) is not None]
+
+
+def narrator_failure(narrator: Narrator, attempt: Attempt) -> int | None:
+    """When the first attempt could not reach the narrator: print one line naming the
+    endpoint and return :data:`EXIT_UNREACHABLE`; else print nothing and return None."""
+    err = attempt.api_error
+    if err is None:
+        return None
+    url = getattr(narrator, "url", None) or getattr(getattr(narrator, "inner", None), "url", "")
+    where = f" at {url}" if url else ""
+    if err.code in UNREACHABLE_CODES:
+        print(
+            f"verity: error: the narrator {attempt.narrator} could not be reached{where} "
+            f"({err.code}): {err.message}",
+            file=sys.stderr,
+        )
+        return EXIT_UNREACHABLE
+    print(f"verity: narrator request failed{where}: {err.code}: {err.message}", file=sys.stderr)
+    return None
+
+
+def _attempt_line(p: Pass) -> str:
+    a = p.attempt
+    label = "narration" if p.index == 0 else f"repair {p.index}"
+    head = f"pass {p.index} ({label}) by {a.narrator} [{a.model}]"
+    if a.api_error is not None:
+        return f"{head}: request failed: {a.api_error.code}: {a.api_error.message}"
+    timing = f"{a.latency_s:.2f}s, {a.usage.prompt_tokens}+{a.usage.completion_tokens} tokens"
+    if a.parse_error is not None:
+        return f"{head}: {timing}; output unusable: {a.parse_error.code}: {a.parse_error.message}"
+    extra = f", {len(p.kept_ids)} kept" if p.index else ""
+    return f"{head}: {timing}; {len(a.claims)} claims{extra}"
+
+
+def render_result(result: NarrationResult) -> str:
+    """Every pass with its per-claim verdicts, then what ships."""
+    lines: list[str] = []
+    if result.simulated:
+        lines.append("note: simulated narrator; these claims are not model output")
+    for p in result.passes:
+        lines.append(_attempt_line(p))
+        lines.extend("  " + line for line in render_report(p.report).splitlines())
+    final = result.final
+    lines.append(
+        f"shipped: {len(final.shipped)} claims after {len(result.passes) - 1} "
+        f"repair pass(es) ({result.stop_reason})"
+    )
+    lines.append("answer: " + final.answer)
+    return "\n".join(lines)
+
+
+def json_result(result: NarrationResult) -> dict[str, Any]:
+    """The ``--json`` object: passes (attempt, report), shipped claims, and the rest."""
+    return result.to_dict()
+
+
+def run(args: argparse.Namespace) -> int:
+    from verity.cli.commands.verify import read_graph_arg
+
+    profile = chosen_profile(args)
+    narrator = build_narrator(args)
+    graph = read_graph_arg(args.graph)
+    result = narrate_and_verify(
+        graph, narrator, args.variant, profile, args.repairs, max_nodes=args.max_nodes
+    )
+    if args.json:
+        print_json(json_result(result))
+    else:
+        print(render_result(result))
+    failed = narrator_failure(narrator, result.passes[0].attempt)
+    if failed is not None:
+        return failed
+    s = result.final.summary
+    return exit_code(s.claims, s.passed)

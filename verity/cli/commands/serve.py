@@ -1,0 +1,79 @@
+"""`verity serve`: verify narrations and answers over HTTP (JSON), on 127.0.0.1 by default.
+
+Needs the ``serve`` extra (Starlette and uvicorn).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from verity.cli.commands._options import int_in_range
+from verity.core.gates import PROFILES
+from verity.extras import require_extra
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)"
+    )
+    parser.add_argument(
+        "--port", type=int_in_range(0, 65535), default=8080, help="port (default: 8080; 0: any)"
+    )
+    parser.add_argument(
+        "--graphs",
+        metavar="DIR",
+        help="preload the graphs under DIR (recursively), addressable by graph_id",
+    )
+    parser.add_argument(
+        "--max-body",
+        type=int_in_range(1),
+        default=1024 * 1024,
+        metavar="BYTES",
+        help="largest request body; a larger one gets 413 (default: 1048576)",
+    )
+    parser.add_argument(
+        "--gates",
+        metavar="MODULE:ATTR",
+        action="append",
+        default=[],
+        help="a derived profile (or custom gates, added to strict) that requests may name in "
+        '"profile"; repeatable',
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    require_extra("serve", "verity serve")
+    from verity.core.profiles import Profile, load_gates
+    from verity.serve import listen
+    from verity.serve import run as serve
+    from verity.serve.app import create_app
+    from verity.stream import load_graph_dir
+
+    graphs = load_graph_dir(args.graphs) if args.graphs else {}
+    profiles: dict[str, Profile] = {}
+    for spec in args.gates:
+        profile = load_gates(spec, None)
+        profiles[profile.name] = profile
+    app = create_app(graphs, max_body=args.max_body, profiles=profiles)
+    sock = listen(args.host, args.port)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+
+    def started() -> None:
+        names = ", ".join([*PROFILES, *profiles])
+        print(
+            f"verity: serving on http://{shown}:{port} (graphs: {len(graphs)}; profiles "
+            f"{names}); SIGTERM or Ctrl-C stops",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    try:
+        serve(app, sock, on_start=started)
+    finally:
+        sock.close()
+    print("verity: stopped", file=sys.stderr, flush=True)
+    return 0

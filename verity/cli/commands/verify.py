@@ -1,0 +1,68 @@
+"""`verity verify GRAPH NARRATION`: check a narration against an evidence graph.
+
+Either file may be ``-`` for standard input (not both).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from verity.cli.commands._options import add_gates, chosen_profile
+from verity.cli.commands._output import exit_code, print_json, render_report
+from verity.core.gates import PROFILES
+from verity.core.graph import EvidenceGraph, load_graph
+from verity.core.verify import verify
+from verity.errors import InputError
+from verity.jsonio import MAX_INPUT_BYTES, loads, read_json
+
+__all__ = ["add_arguments", "read_graph_arg", "read_json_arg", "run"]
+
+
+def read_json_arg(arg: str, what: str) -> Any:
+    """The JSON of the file ``arg`` names, or of standard input when it is ``-``."""
+    if arg != "-":
+        return read_json(arg, what)
+    try:
+        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    except (OSError, ValueError) as exc:  # closed or unreadable stdin
+        raise InputError(f"{what}: standard input cannot be read ({exc})") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise InputError(f"{what} on standard input is over the {MAX_INPUT_BYTES}-byte limit")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{what} on standard input is not valid UTF-8 (byte {exc.start})"
+        ) from None
+    return loads(text, f"{what} on standard input")
+
+
+def read_graph_arg(arg: str) -> EvidenceGraph:
+    """The evidence graph of the file ``arg`` names (``-``: standard input)."""
+    return load_graph(read_json_arg(arg, "graph") if arg == "-" else arg)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("graph", metavar="GRAPH", help="evidence graph JSON file (- for stdin)")
+    parser.add_argument("narration", metavar="NARRATION", help="narration JSON file (- for stdin)")
+    parser.add_argument(
+        "--profile", choices=PROFILES, default="strict", help="gate profile (default: strict)"
+    )
+    add_gates(parser)
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.graph == "-" and args.narration == "-":
+        raise InputError("only one of GRAPH and NARRATION can be - (standard input)")
+    profile = chosen_profile(args)
+    graph = read_graph_arg(args.graph)
+    narration = read_json_arg(args.narration, "narration file")
+    report = verify(graph, narration, profile=profile, on_fail="filter")
+    if args.json:
+        print_json(report.to_dict())
+    else:
+        print(render_report(report))
+    return exit_code(report.summary.claims, report.summary.passed)

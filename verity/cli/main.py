@@ -1,0 +1,107 @@
+"""The `verity` command line.
+
+Exit status: 0 every claim verified; 1 some claims removed, at least one shipped;
+3 nothing shipped (the refusal); 2 unusable input (one line on stderr, no traceback);
+4 the narrator could not be reached (``narrate``, ``demo``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from verity.cli.commands import COMMANDS
+from verity.cli.commands._output import (
+    EXIT_ALL_VERIFIED,
+    EXIT_INPUT,
+    EXIT_REFUSED,
+    EXIT_TRIMMED,
+    EXIT_UNREACHABLE,
+)
+from verity.errors import VerityError
+
+__all__ = [
+    "EXIT_ALL_VERIFIED",
+    "EXIT_INPUT",
+    "EXIT_REFUSED",
+    "EXIT_TRIMMED",
+    "EXIT_UNREACHABLE",
+    "main",
+    "version_text",
+]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits with status 2 and one line, like every other input error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_INPUT, f"verity: error: {message}\n")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only ``command``'s module is imported (every one when it is None)."""
+    parser = _Parser(
+        prog="verity",
+        description="Verify LLM narrations against evidence graphs.",
+        epilog="exit status: 0 every claim verified, 1 some removed (at least one shipped), "
+        "2 unusable input, 3 nothing shipped (the refusal), 4 the narrator could not be "
+        "reached",
+    )
+    parser.add_argument("--version", action="version", version=version_text())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for entry in COMMANDS:
+        cmd = sub.add_parser(entry.name, help=entry.help, description=entry.help)
+        if command is None or command == entry.name:
+            module = entry.load()
+            module.add_arguments(cmd)
+            cmd.set_defaults(_run=module.run)
+    return parser
+
+
+def version_text() -> str:
+    """``verity X.Y.Z (distribution verity-evidence)``: the installed version when there is
+    one, else the package's own."""
+    from importlib import metadata
+
+    from verity import __version__
+    from verity.extras import DISTRIBUTION
+
+    try:
+        version = metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        version = __version__
+    return f"verity {version} (distribution {DISTRIBUTION})"
+
+
+def _chosen(argv: Sequence[str]) -> str:
+    """The subcommand named by ``argv`` (its first word), or "" for none."""
+    return argv[0] if argv and not argv[0].startswith("-") else ""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_chosen(words))
+    args = parser.parse_args(words)
+    run = getattr(args, "_run", None)
+    if run is None:
+        parser.print_help(sys.stderr)
+        return EXIT_INPUT
+    try:
+        return int(run(args))
+    except VerityError as exc:
+        print(f"verity: error: {_one_line(str(exc))}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("verity: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) or "unusable input"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

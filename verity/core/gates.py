@@ -1,0 +1,546 @@
+"""The gates: pure checks of one claim against one evidence graph.
+
+Each gate is a generator ``(claim, graph) -> Iterator[Finding]`` registered in
+:data:`GATES` with the profiles it runs in. :func:`verity.verify.verify` loops over
+the table, stamps the gate name on each finding and turns an exception inside a
+gate into an ``internal.error`` that rejects the claim (fail closed).
+
+Profile ``paper`` is the published four-gate contract: evidence, entity, number
+(exact string membership) and claim_type. Profile ``strict`` adds number scope,
+prose consistency and the text polarity gate; it only ever rejects more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from verity.core.claims import Claim
+from verity.core.graph import EvidenceGraph
+from verity.errors import InputError
+from verity.text.align_v3 import (
+    PROGRESS,
+    ClaimV3,
+    SupportV3,
+    _rules_now,
+    check_claim_v3,
+    reader_issue,
+    readings,
+)
+from verity.text.display import one_line
+from verity.text.normalize import normalize
+from verity.text.numbers import NUMBER_RE, NumberValue, number_value, value_of_match
+from verity.text.segment import split_sentences
+from verity.text.suggest import Candidates
+
+__all__ = [
+    "ERROR_CODES",
+    "GATES",
+    "GATE_NAMES",
+    "PROFILES",
+    "Finding",
+    "Gate",
+    "gates_for",
+]
+
+PROFILES: tuple[str, ...] = ("paper", "strict")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """What a gate found wrong, before the loop stamps the gate name on it."""
+
+    code: str
+    message: str
+    expected: Any = None
+    actual: Any = None
+    #: The gate to report under when it is not the gate that found it (type binding is
+    #: found by the polarity gate, which knows the supporting node, but is a claim_type rule).
+    gate: str | None = None
+
+
+GateCheck = Callable[[Claim, EvidenceGraph], Iterator[Finding]]
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    name: str
+    check: GateCheck
+    profiles: frozenset[str]
+
+
+def _nearest(value: str, graph: EvidenceGraph, name: str, choices: Iterable[str]) -> list[str]:
+    """``difflib.get_close_matches(value, sorted(choices), 3, 0.5)``, cached per graph."""
+    key = "candidates:" + name
+    candidates = graph.cache.get(key)
+    if candidates is None:
+        candidates = graph.cache[key] = Candidates.of(choices)
+    return candidates.nearest(value, n=3, cutoff=0.5)
+
+
+def _cited_nodes(claim: Claim, graph: EvidenceGraph) -> list[str]:
+    """Cited ids that name nodes, first occurrence order, no repeats."""
+    seen: dict[str, None] = {}
+    for node_id in claim.cited_evidence_ids:
+        if node_id in graph.nodes:
+            seen.setdefault(node_id)
+    return list(seen)
+
+
+# --- gate 1: evidence existence ------------------------------------------------------
+
+
+def check_evidence(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
+    """Every cited id is a node id, and at least one id is cited."""
+    if not claim.cited_evidence_ids:
+        yield Finding(
+            "evidence.none_cited", "the claim cites no evidence", "at least one evidence id", []
+        )
+        return
+    for node_id in dict.fromkeys(claim.cited_evidence_ids):
+        if node_id not in graph.nodes:
+            yield Finding(
+                "evidence.unknown_id",
+                f"cited evidence {node_id!r} is not a node of the graph",
+                _nearest(node_id, graph, "nodes", graph.nodes),
+                node_id,
+            )
+
+
+# --- gate 2: entity allowlist --------------------------------------------------------
+
+
+def check_entities(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
+    """Every declared entity is an allowed entity id (exact string)."""
+    for entity in dict.fromkeys(claim.entities):
+        if entity not in graph.allowed_entities:
+            yield Finding(
+                "entity.not_allowed",
+                f"entity {entity!r} is not an allowed entity id",
+                _nearest(entity, graph, "entities", graph.allowed_entities),
+                entity,
+            )
+
+
+# --- gate 3: number binding ----------------------------------------------------------
+
+
+def _same_value_table(graph: EvidenceGraph) -> dict[NumberValue, list[str]]:
+    """Allowed numbers grouped by their (well-formed) value, each group sorted; cached."""
+    table: dict[NumberValue, list[str]] | None = graph.cache.get("numbers_by_value")
+    if table is None:
+        table = {}
+        for n in sorted(graph.allowed_numbers):
+            v = number_value(n)
+            if v is not None and v.value is not None:
+                table.setdefault(v, []).append(n)
+        graph.cache["numbers_by_value"] = table
+    return table
+
+
+def _same_value(number: str, graph: EvidenceGraph) -> list[str]:
+    """Allowed numbers equal in value and unit to ``number`` (``NumberValue.matches``)."""
+    value = number_value(number)
+    if value is None:
+        return []
+    return list(_same_value_table(graph).get(value, ()))
+
+
+def check_number_binding(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
+    """Every declared number string is an allowed number string (exact membership)."""
+    for number in dict.fromkeys(claim.numbers):
+        if number not in graph.allowed_numbers:
+            expected = _same_value(number, graph) or _nearest(
+                number, graph, "numbers", graph.allowed_numbers
+            )
+            yield Finding(
+                "number.not_allowed",
+                f"number {number!r} is not an allowed number string",
+                expected,
+                number,
+            )
+
+
+def check_number_scope(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
+    """Each declared (allowed) number is stated by at least one cited node."""
+    cited = set(_cited_nodes(claim, graph))
+    for number in dict.fromkeys(claim.numbers):
+        stating = graph.number_nodes.get(number)
+        if stating is None:
+            continue  # not allowed at all: gate 3 already said so
+        if not stating & cited:
+            yield Finding(
+                "number.out_of_scope",
+                f"number {number!r} is not stated by any cited evidence node",
+                sorted(stating),
+                sorted(cited),
+            )
+
+
+# --- gate 4: claim-type rules --------------------------------------------------------
+
+
+def check_claim_type(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
+    """The claim type has a rule and the cited nodes satisfy every requirement that applies."""
+    rule = graph.rules.get(claim.type)
+    if rule is None:
+        yield Finding(
+            "claim_type.unknown",
+            f"claim type {claim.type!r} has no rule in this graph",
+            sorted(graph.rules),
+            claim.type,
+        )
+        return
+    cited_types = {graph.nodes[i].type for i in _cited_nodes(claim, graph)}
+    for req in rule.requires:
+        if req.when_present and not any(t in graph.node_types for t in req.any_of):
+            continue
+        if cited_types.isdisjoint(req.any_of):
+            need = " or ".join(req.any_of)
+            yield Finding(
+                "claim_type.missing_required",
+                f"a {claim.type} claim must cite a node of type {need}",
+                list(req.any_of),
+                sorted(cited_types),
+            )
+
+
+# --- strict: prose consistency -------------------------------------------------------
+
+
+def _mask(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    parts: list[str] = []
+    last = 0
+    for start, end in spans:
+        parts.append(text[last:start])
+        parts.append(" " * (end - start))
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class _Mentions:
+    """What a text mentions, in text order: (entity id, raw) and (raw number, value)."""
+
+    entities: tuple[tuple[str, str], ...]
+    numbers: tuple[tuple[str, NumberValue], ...]
+
+
+def _mentions(text: str, graph: EvidenceGraph) -> _Mentions:
+    normalized = normalize(text)
+    found = graph.matcher.find(normalized)
+    masked = _mask(normalized, ((m.start, m.end) for m in found)) if found else normalized
+    return _Mentions(
+        tuple((m.entity_id, m.raw) for m in found),
+        tuple((m.group(0), value_of_match(m)) for m in NUMBER_RE.finditer(masked)),
+    )
+
+
+def _claim_mentions(claim: Claim, graph: EvidenceGraph) -> _Mentions:
+    """The mentions of the claim's text; cached per node when it is a cited statement verbatim."""
+    for node_id in claim.cited_evidence_ids:
+        node = graph.nodes.get(node_id)
+        if node is not None and node.statement == claim.text:
+            key = "statement_mentions:" + node_id
+            cached: _Mentions | None = graph.cache.get(key)
+            if cached is None:
+                cached = graph.cache[key] = _mentions(node.statement, graph)
+            return cached
+    return _mentions(claim.text, graph)
+
+
+def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
+    """Entities and numbers the text mentions are declared by the claim.
+
+    Entity mentions are ids or aliases, whole words, case- and width-insensitive.
+    Number mentions compare with the declared numbers by canonical value and unit.
+    """
+    mentions = _claim_mentions(claim, graph)
+    declared_entities = set(claim.entities)
+    for entity_id in dict.fromkeys(e for e, _ in mentions.entities):
+        if entity_id not in declared_entities:
+            raw = next(r for e, r in mentions.entities if e == entity_id)
+            yield Finding(
+                "prose.undeclared_entity",
+                f"the text mentions {raw!r} (entity {entity_id!r}) but does not declare it",
+                sorted(declared_entities),
+                entity_id,
+            )
+    declared: list[NumberValue] = [v for v in map(number_value, claim.numbers) if v is not None]
+    reported: set[str] = set()
+    for raw, value in mentions.numbers:
+        if raw in reported or any(value.matches(v) for v in declared):
+            continue
+        reported.add(raw)
+        yield Finding(
+            "prose.undeclared_number",
+            f"the text states {raw!r}, which matches no declared number",
+            list(claim.numbers),
+            raw,
+        )
+
+
+# --- strict: gate 5, text polarity -------------------------------------------------
+
+
+def _short(text: str, limit: int = 160) -> str:
+    return one_line(text, limit)
+
+
+def _sentences(text: str, graph: EvidenceGraph) -> list[str]:
+    """The sentences of a claim's text (entity-aware segmenter; the whole text if none)."""
+    return split_sentences(text, graph.matcher) or [text.strip()]
+
+
+_READER_CODES: dict[str, tuple[str, str]] = {
+    "line_break": ("polarity.line_break", "breaks a line inside the claim"),
+    "control_character": (
+        "polarity.control_character",
+        "holds an invisible, control or formatting character",
+    ),
+    "foreign_digit": ("polarity.foreign_digit", "writes a digit a reader may misread"),
+    "markup": ("polarity.markup", "holds markup that can hide or change what a reader sees"),
+}
+
+_FAILURE_CODES: dict[str, str] = {
+    "not_contained": "polarity.unsupported_sentence",
+    "empty_claim": "polarity.unsupported_sentence",
+    "crosses_barrier": "polarity.gap_crosses_barrier",
+    "not_anchored": "polarity.not_anchored",
+    "required_span_dropped": "polarity.required_span_dropped",
+    "marker_dropped": "polarity.marker_dropped",
+    "marker_object_cut": "polarity.marker_object_cut",
+}
+
+_FAILURE_TEXT: dict[str, str] = {
+    "not_contained": "is not contained in any cited statement",
+    "empty_claim": "has no words to check",
+    "crosses_barrier": "skips an entity, number, punctuation, conjunction or marker "
+    "of the closest cited statement",
+    "not_anchored": "does not start at the subject of the statement it matches",
+    "required_span_dropped": "drops a part the statement requires",
+    "marker_dropped": "drops a negation or other polarity marker of the statement",
+    "marker_object_cut": "cuts off what a polarity marker of the statement applies to",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _SentenceSupport:
+    """Which cited nodes support one sentence (through some reading), or the best failure."""
+
+    supporters: tuple[frozenset[str], ...]  # per part of the reading that holds
+    failure: tuple[str, SupportV3] | None  # (node id, verdict) that got furthest
+
+
+def _support_sentence(
+    sentence: str, cited: list[str], graph: EvidenceGraph, allowed: frozenset[str] | None
+) -> _SentenceSupport:
+    """Support of one claim sentence: the whole sentence, else an ``and`` reading.
+
+    A node counts as a supporter only if its type is ``allowed`` (None: any type), so a
+    reading is chosen whose facts the claim type narrates.
+    """
+
+    def allowed_node(node_id: str) -> bool:
+        return allowed is None or graph.nodes[node_id].type in allowed
+
+    verbatim = frozenset(i for i in cited if graph.nodes[i].statement == sentence)
+    whole = ClaimV3.of(sentence, graph.matcher)
+    best: tuple[str, SupportV3] | None = None
+    supporters: set[str] = set(verbatim)
+    for node_id in cited:
+        if node_id in verbatim:
+            continue
+        verdict = check_claim_v3(whole, graph.statement_passage(node_id))
+        if verdict.supported:
+            supporters.add(node_id)
+        elif best is None or PROGRESS[verdict.reason] > PROGRESS[best[1].reason]:
+            best = (node_id, verdict)
+    if any(allowed_node(i) for i in supporters):
+        return _SentenceSupport((frozenset(supporters),), None)
+    for parts in readings(whole):
+        found = [
+            frozenset(
+                i
+                for i in cited
+                if allowed_node(i) and check_claim_v3(part, graph.statement_passage(i)).supported
+            )
+            for part in parts
+        ]
+        if all(found):
+            return _SentenceSupport(tuple(found), None)
+    if supporters:  # supported, but only by nodes of types the claim type does not narrate
+        return _SentenceSupport((frozenset(supporters),), None)
+    return _SentenceSupport((), best)
+
+
+def _narrated(
+    claim: Claim, graph: EvidenceGraph
+) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+    """(primary, allowed) node types for the claim's text; None means any type.
+
+    Primary: the types the claim type narrates. Allowed: those plus the types of the
+    rule's further requirements (companion statements).
+    """
+    rule = graph.rules.get(claim.type)
+    if rule is None:
+        return None, None
+    primary = rule.narrated_types()
+    if primary is None:
+        return None, None
+    return primary, primary.union(*(req.any_of for req in rule.requires))
+
+
+def _failure_finding(
+    sentence: str, failure: tuple[str, SupportV3] | None, graph: EvidenceGraph
+) -> Finding:
+    if failure is None:
+        return Finding(
+            "polarity.unsupported_sentence",
+            f"the sentence {_short(sentence)!r} is not supported by any cited statement; "
+            "no cited node exists",
+            None,
+            sentence,
+        )
+    node_id, verdict = failure
+    statement = graph.nodes[node_id].statement
+    detail = f" ({verdict.detail})" if verdict.detail else ""
+    return Finding(
+        _FAILURE_CODES[verdict.reason],
+        f"the sentence {_short(sentence)!r} {_FAILURE_TEXT[verdict.reason]}{detail}; "
+        f"closest cited statement ({node_id}): {statement!r}",
+        statement,
+        sentence,
+    )
+
+
+def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
+    """Every sentence is supported by the statement of a cited node (the v3 predicate),
+    and the text rests on a node of a type the claim type narrates.
+
+    The text is first read as a reader sees it: invisible or control characters, line
+    breaks, misreadable digits and markup reject the claim. A type-binding failure is
+    reported under the ``claim_type`` gate.
+    """
+    rules = _rules_now()
+    issue = reader_issue(claim.text) if rules.reader else None
+    if issue is not None:
+        code, what = _READER_CODES[issue[0]]
+        yield Finding(code, f"the claim text {what}: {issue[1]!r}", "plain text", issue[1])
+        return
+    cited = _cited_nodes(claim, graph)
+    primary, allowed = _narrated(claim, graph) if rules.type_binding else (None, None)
+    narrated = primary is None
+    unbound: str | None = None
+    failed = False
+    for sentence in _sentences(claim.text, graph):
+        found = _support_sentence(sentence, cited, graph, allowed)
+        if not found.supporters:
+            failed = True
+            yield _failure_finding(sentence, found.failure, graph)
+            continue
+        types = [frozenset(graph.nodes[i].type for i in part) for part in found.supporters]
+        if allowed is not None and unbound is None and not all(t & allowed for t in types):
+            unbound = sentence
+        if primary is not None and any(t & primary for t in types):
+            narrated = True
+    if unbound is not None:
+        yield _type_finding(claim, unbound, primary, graph)
+    elif not narrated and not failed:
+        yield _type_finding(claim, None, primary, graph)
+
+
+def _type_finding(
+    claim: Claim, sentence: str | None, primary: frozenset[str] | None, graph: EvidenceGraph
+) -> Finding:
+    want = sorted(primary or ())
+    narrates = " or ".join(want)
+    if sentence is None:
+        message = (
+            f"no sentence of this {claim.type} claim rests on a cited node of a type "
+            f"it narrates ({narrates})"
+        )
+    else:
+        message = (
+            f"the sentence {_short(sentence)!r} rests only on cited nodes of types a "
+            f"{claim.type} claim does not narrate (it narrates {narrates})"
+        )
+    return Finding(
+        "claim_type.text_not_narrated",
+        message,
+        want,
+        sorted({graph.nodes[i].type for i in _cited_nodes(claim, graph)}),
+        gate="claim_type",
+    )
+
+
+GATES: tuple[Gate, ...] = (
+    Gate("evidence", check_evidence, frozenset(PROFILES)),
+    Gate("entity", check_entities, frozenset(PROFILES)),
+    Gate("number", check_number_binding, frozenset(PROFILES)),
+    Gate("number", check_number_scope, frozenset({"strict"})),
+    Gate("claim_type", check_claim_type, frozenset(PROFILES)),
+    Gate("prose", check_prose, frozenset({"strict"})),
+    Gate("polarity", check_polarity, frozenset({"strict"})),
+)
+
+#: Every gate name a report can carry, in order (``schema`` and ``duplicate`` run in verify).
+GATE_NAMES: tuple[str, ...] = (
+    "schema",
+    "evidence",
+    "entity",
+    "number",
+    "claim_type",
+    "prose",
+    "polarity",
+    "duplicate",
+)
+
+#: Every stable error code, with what it means. Documented in README.md.
+ERROR_CODES: dict[str, str] = {
+    "schema.not_an_object": "the claim is not a JSON object",
+    "schema.missing_field": "a required claim field is missing",
+    "schema.unexpected_field": "the claim has a field the format does not define",
+    "schema.wrong_type": "a claim field has the wrong JSON type",
+    "schema.empty": "an id, type or list item is an empty string",
+    "schema.empty_text": "the claim text is empty or blank",
+    "schema.too_long": "a text, id or list exceeds its size limit",
+    "evidence.none_cited": "the claim cites no evidence id",
+    "evidence.unknown_id": "a cited id is not a node of the graph",
+    "entity.not_allowed": "a declared entity is not an allowed entity id",
+    "number.not_allowed": "a declared number is not an allowed number string",
+    "number.out_of_scope": "(strict) a declared number is stated by no cited node",
+    "claim_type.unknown": "the claim type has no rule in the graph",
+    "claim_type.missing_required": "the cited nodes lack a type the claim type's rule requires",
+    "claim_type.text_not_narrated": "(strict) the text rests on no cited node of a type the "
+    "claim type narrates",
+    "prose.undeclared_entity": "(strict) the text mentions an entity the claim does not declare",
+    "prose.undeclared_number": "(strict) the text states a number no declared number matches",
+    "polarity.unsupported_sentence": "(strict) a sentence is not contained in any cited statement",
+    "polarity.marker_dropped": "(strict) the claim drops a negation or other polarity marker",
+    "polarity.marker_object_cut": "(strict) the claim cuts off what a polarity marker applies to",
+    "polarity.gap_crosses_barrier": "(strict) a gap skips an entity, number, punctuation, "
+    "symbol, conjunction, marker or required span",
+    "polarity.not_anchored": "(strict) a sentence does not start at its statement's subject",
+    "polarity.required_span_dropped": "(strict) a sentence drops a span its statement requires",
+    "polarity.line_break": "(strict) the claim text breaks a line",
+    "polarity.control_character": "(strict) the claim text holds an invisible or control character",
+    "polarity.foreign_digit": "(strict) the claim text holds a digit outside ASCII",
+    "polarity.markup": "(strict) the claim text holds markup",
+    "duplicate.repeated": "the claim repeats an earlier claim's type, citations and text",
+    "internal.error": "a gate failed unexpectedly; the claim is rejected (fail closed)",
+}
+
+
+def gates_for(profile: str) -> tuple[Gate, ...]:
+    """The gates of a profile, in order. An unknown profile is an input error."""
+    if profile not in PROFILES:
+        raise InputError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
+    return _BY_PROFILE[profile]
+
+
+_BY_PROFILE: dict[str, tuple[Gate, ...]] = {
+    p: tuple(g for g in GATES if p in g.profiles) for p in PROFILES
+}

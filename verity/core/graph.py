@@ -1,0 +1,285 @@
+"""Evidence graphs: loading, validation and the indexes the gates read.
+
+:func:`load_graph` reads the ``verity.evidence_graph/1`` format, validates it
+against ``schemas/evidence_graph.schema.json`` (jsonschema), builds the pydantic
+model, checks what a schema cannot (unique ids, references, aliases, numbers
+stated) and computes once the sets every claim is checked against.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import cache, cached_property
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jsonschema import Draft202012Validator
+from pydantic import ValidationError
+
+from verity.core.models import GraphModel, NodeModel, Rule, RuleSet
+from verity.errors import GraphError
+from verity.jsonio import dumps, path_text, read_json
+from verity.text.aliases import AliasMatcher
+from verity.text.normalize import normalize
+from verity.text.numbers import find_numbers, number_value
+
+if TYPE_CHECKING:  # imported where used: networkx costs ~20 MB and 0.1 s to import
+    import networkx as nx
+
+    from verity.text.align_v3 import PassageV3
+
+__all__ = ["EvidenceGraph", "load_graph", "load_rules"]
+
+
+@cache
+def _schema_validator(name: str) -> Draft202012Validator:
+    text = resources.files("verity").joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
+    return Draft202012Validator(json.loads(text))
+
+
+def _path_text(path: Any) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _schema_check(data: Any, schema: str, what: str) -> None:
+    validator = _schema_validator(schema)
+    errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.path)), e.message))
+    if errors:
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        message = first.message if len(first.message) <= 200 else first.message[:200] + "..."
+        raise GraphError(f"{what} fails its schema at {_path_text(first.path)}: {message}{more}")
+
+
+def _duplicates(values: list[str]) -> list[str]:
+    seen: set[str] = set()
+    dup: list[str] = []
+    for v in values:
+        if v in seen and v not in dup:
+            dup.append(v)
+        seen.add(v)
+    return dup
+
+
+def _alias_table(model: GraphModel, what: str) -> dict[str, str]:
+    """Normalized surface form -> entity id, refusing forms shared by two entities."""
+    table: dict[str, str] = {}
+    for entity in model.entities:
+        for form in (entity.id, *entity.aliases):
+            key = " ".join(normalize(form).split())
+            if not key:
+                raise GraphError(f"{what}: entity {entity.id!r} has an alias that is blank")
+            owner = table.get(key)
+            if owner is not None and owner != entity.id:
+                raise GraphError(
+                    f"{what}: the name {form!r} of entity {entity.id!r} collides with "
+                    f"entity {owner!r} (names compare case- and width-insensitively)"
+                )
+            table[key] = entity.id
+    return table
+
+
+def _check_node_numbers(node: NodeModel, matcher: AliasMatcher, what: str) -> None:
+    """Every listed number is a mention of the statement and every mention is listed."""
+    text = normalize(node.statement)
+    for mention in matcher.find(text):
+        text = text[: mention.start] + " " * (mention.end - mention.start) + text[mention.end :]
+    mentions = find_numbers(text)
+    raw_mentions = {m.raw for m in mentions}
+    for number in node.numbers:
+        if normalize(number).strip() not in raw_mentions:
+            raise GraphError(
+                f"{what}: node {node.id!r} lists number {number!r} "
+                "that its statement does not state"
+            )
+    listed = [v for v in (number_value(n) for n in node.numbers) if v is not None]
+    for found in mentions:
+        if not any(found.value.matches(v) for v in listed):
+            raise GraphError(
+                f"{what}: node {node.id!r} states the number {found.raw!r} "
+                "but does not list it in its numbers"
+            )
+
+
+def _check_required_spans(node: NodeModel, what: str) -> None:
+    """Every required span is a non-blank substring of the node's statement."""
+    for span in node.required_spans:
+        if not span.strip() or span not in node.statement:
+            raise GraphError(
+                f"{what}: node {node.id!r} requires the span {span[:80]!r}, "
+                "which its statement does not contain"
+            )
+
+
+def _check_references(model: GraphModel, what: str) -> None:
+    dup_nodes = _duplicates([n.id for n in model.nodes])
+    if dup_nodes:
+        raise GraphError(f"{what}: duplicate node id {dup_nodes[0]!r}")
+    dup_entities = _duplicates([e.id for e in model.entities])
+    if dup_entities:
+        raise GraphError(f"{what}: duplicate entity id {dup_entities[0]!r}")
+    dup_rules = _duplicates([r.claim_type for r in model.rules])
+    if dup_rules:
+        raise GraphError(f"{what}: two rules for claim type {dup_rules[0]!r}")
+    entity_ids = {e.id for e in model.entities}
+    node_ids = {n.id for n in model.nodes}
+    for node in model.nodes:
+        for entity in node.entities:
+            if entity not in entity_ids:
+                raise GraphError(f"{what}: node {node.id!r} names unknown entity {entity!r}")
+    for i, edge in enumerate(model.edges):
+        for end in (edge.source, edge.target):
+            if end not in node_ids:
+                raise GraphError(f"{what}: edges[{i}] points at unknown node {end!r}")
+
+
+class EvidenceGraph:
+    """A loaded, validated evidence graph and the sets the gates check claims against.
+
+    Build one with :func:`load_graph`. All indexes are computed once, here; the
+    object is read-only afterwards (gate 5 adds per-statement caches lazily).
+    """
+
+    def __init__(self, model: GraphModel, *, what: str = "graph") -> None:
+        _check_references(model, what)
+        self.model = model
+        self.graph_id: str = model.graph_id
+        self.domain: str = model.domain
+        self.nodes: dict[str, NodeModel] = {n.id: n for n in model.nodes}
+        self.entities = {e.id: e for e in model.entities}
+        self.rules: dict[str, Rule] = {r.claim_type: r for r in model.rules}
+        self.node_types: frozenset[str] = frozenset(n.type for n in model.nodes)
+        self.allowed_entities: frozenset[str] = frozenset(self.entities)
+        self.allowed_numbers: frozenset[str] = frozenset(x for n in model.nodes for x in n.numbers)
+        stating: dict[str, set[str]] = {}
+        for node in model.nodes:
+            for number in node.numbers:
+                stating.setdefault(number, set()).add(node.id)
+        self.number_nodes: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in stating.items()}
+        self.aliases: dict[str, str] = _alias_table(model, what)
+        self.matcher = AliasMatcher(self.aliases)
+        #: Lazily filled caches keyed by node id, used by the text gates.
+        self.cache: dict[str, Any] = {}
+        for node in model.nodes:
+            _check_node_numbers(node, self.matcher, what)
+            _check_required_spans(node, what)
+            if node.required_spans:
+                self._prepare_required(node, what)
+
+    def _prepare_required(self, node: NodeModel, what: str) -> None:
+        """Index a statement with required spans now, refusing spans that cross sentences."""
+        try:
+            self.statement_passage(node.id)
+        except ValueError as exc:
+            raise GraphError(f"{what}: node {node.id!r}: {exc}") from None
+
+    def statement_passage(self, node_id: str) -> PassageV3:
+        """The node's statement prepared for the v3 predicate (with its required spans),
+        built once and cached."""
+        key = "statement_v3:" + node_id
+        passage: PassageV3 | None = self.cache.get(key)
+        if passage is None:
+            from verity.text.align_v3 import PassageV3
+
+            node = self.nodes[node_id]
+            passage = PassageV3.of(node.statement, self.matcher, node.required_spans)
+            self.cache[key] = passage
+        return passage
+
+    @cached_property
+    def nx(self) -> nx.MultiDiGraph:
+        """The graph as networkx: ``("evidence", id)`` and ``("entity", id)`` nodes.
+
+        Evidence nodes carry ``type``, ``statement``, ``numbers``; entity nodes carry
+        ``kind`` and ``aliases``. File edges keep their ``relation``; every evidence
+        node has a ``mentions`` edge to each entity it names.
+        """
+        import networkx
+
+        g = networkx.MultiDiGraph(graph_id=self.graph_id, domain=self.domain)
+        for entity in self.model.entities:
+            g.add_node(("entity", entity.id), kind=entity.kind, aliases=list(entity.aliases))
+        for node in self.model.nodes:
+            g.add_node(
+                ("evidence", node.id),
+                type=node.type,
+                statement=node.statement,
+                numbers=list(node.numbers),
+            )
+            for entity_id in node.entities:
+                g.add_edge(("evidence", node.id), ("entity", entity_id), relation="mentions")
+        for edge in self.model.edges:
+            g.add_edge(("evidence", edge.source), ("evidence", edge.target), relation=edge.relation)
+        return g
+
+    def nodes_of_type(self, node_type: str) -> list[NodeModel]:
+        """Evidence nodes of one type, in file order."""
+        return [n for n in self.model.nodes if n.type == node_type]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The graph in its file format."""
+        return self.model.model_dump(mode="json")
+
+    def dumps(self) -> str:
+        """The canonical JSON text of the graph (byte-stable for equal graphs)."""
+        return dumps(self.to_dict())
+
+    def __repr__(self) -> str:
+        return (
+            f"EvidenceGraph({self.graph_id!r}, nodes={len(self.nodes)}, "
+            f"entities={len(self.entities)}, rules={len(self.rules)})"
+        )
+
+
+def _model_from_data(data: Any, what: str) -> GraphModel:
+    _schema_check(data, "evidence_graph", what)
+    try:
+        return GraphModel.model_validate(data)
+    except ValidationError as exc:  # pragma: no cover - the JSON Schema rejects first
+        first = exc.errors()[0]
+        raise GraphError(
+            f"{what} is invalid at {_path_text(first['loc'])}: {first['msg']}"
+        ) from None
+
+
+def load_graph(source: EvidenceGraph | Mapping[str, Any] | str | Path) -> EvidenceGraph:
+    """Load and validate an evidence graph from a path, a dict or an :class:`EvidenceGraph`.
+
+    Raises :class:`verity.errors.GraphError` (an ``InputError``) with a one-line
+    message when the graph cannot be used; :class:`verity.errors.InputError` when
+    the file cannot be read or is not JSON.
+    """
+    if isinstance(source, EvidenceGraph):
+        return source
+    if isinstance(source, (str, Path)):
+        what = f"graph {path_text(source)}"
+        data = read_json(source, "graph file")
+    elif isinstance(source, Mapping):
+        what = "graph"
+        data = dict(source)
+    else:
+        raise GraphError(
+            f"a graph must be a path, a dict or an EvidenceGraph, not {type(source).__name__}"
+        )
+    return EvidenceGraph(_model_from_data(data, what), what=what)
+
+
+def load_rules(name_or_path: str | Path) -> RuleSet:
+    """A shipped rule set by name (``"card_rewards"``) or a ``verity.rules/1`` file."""
+    path = Path(name_or_path)
+    if isinstance(name_or_path, str) and path.suffix != ".json" and "/" not in name_or_path:
+        ref = resources.files("verity").joinpath("data", "rules", f"{name_or_path}.json")
+        if not ref.is_file():
+            raise GraphError(f"no shipped rule set named {name_or_path!r}")
+        data = json.loads(ref.read_text("utf-8"))
+        what = f"rule set {name_or_path}"
+    else:
+        data = read_json(path, "rules file")
+        what = f"rules file {path_text(path)}"
+    _schema_check(data, "rules", what)
+    return RuleSet.model_validate(data)

@@ -1,0 +1,290 @@
+"""The claim menu of the extractive variant: claims built from the graph, verified by construction.
+
+A menu is a finite, ordered list of :class:`MenuItem`; each item is a complete claim
+(``type``, ``cited_evidence_ids``, ``text``, ``entities``, ``numbers``) built from one
+narrated node:
+
+- for every rule whose requirements the listed nodes can meet, in rule order, and every
+  listed node of a type the rule narrates (:meth:`verity.core.models.Rule.narrated_types`), in
+  file order. A rule that narrates any type (no ``narrates``, no requirement) is offered
+  only the nodes whose type no other usable rule narrates, so a winner is a COMPARISON,
+  never a THRESHOLD; the gates would accept either, the menu keeps the specific label;
+- ``text`` is the node's statement verbatim; ``cited_evidence_ids`` is the node, then one
+  companion per further requirement that the node's own type does not meet (a node linked
+  to it by an edge when there is one, else the first listed node of a required type);
+- ``entities`` are the entity ids the statement mentions (by id or alias), ``numbers`` the
+  number strings the node lists;
+- a node whose statement a reader cannot see as it is (a sentence without a letter or
+  digit, a control or invisible format character) is left off;
+- a node with ``required_spans`` also yields its shorter sub-statements: the statement cut
+  after a clause (at a comma or semicolon followed by a space) and closed with a period,
+  when the kept part still holds every required span; their numbers and entities are
+  the ones the sub-statement itself states.
+
+The menu is plain data from pure functions, deterministic (stable order, no sets iterated),
+so prompts and their hashes reproduce. Nothing downstream trusts it: a narration built
+from menu items is verified like any other. ``tests/test_menu.py`` holds the guarantee
+that every item of every checked-in graph passes ``strict`` and ``paper``.
+
+One fact, one claim: :func:`remaining_items` drops every item that narrates a node some
+chosen claim already narrates (its first cited id), so a decoder that removes used items
+after each claim never states a fact twice, not even under another claim type or in a
+shorter form.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from verity.core.graph import EvidenceGraph
+from verity.core.models import NodeModel, Rule
+from verity.text.normalize import normalize
+from verity.text.numbers import find_numbers
+from verity.text.segment import split_sentences
+
+__all__ = [
+    "MenuItem",
+    "effective_requirements",
+    "menu_facts",
+    "menu_items",
+    "menu_schema",
+    "remaining_items",
+]
+
+#: A clause boundary inside a statement: a comma or semicolon followed by whitespace
+#: (so ``$10,260.00`` is never cut).
+_CLAUSE_END = re.compile(r"[,;](?=\s)")
+
+
+@dataclass(frozen=True, slots=True)
+class MenuItem:
+    """One claim the extractive variant may state: built from the node ``node_id``."""
+
+    claim_type: str
+    node_id: str
+    cited_evidence_ids: tuple[str, ...]
+    text: str
+    entities: tuple[str, ...]
+    numbers: tuple[str, ...]
+
+    def claim(self) -> dict[str, Any]:
+        """The item as a claim in output field order (no ``id``: narrators number claims)."""
+        return {
+            "type": self.claim_type,
+            "cited_evidence_ids": list(self.cited_evidence_ids),
+            "text": self.text,
+            "entities": list(self.entities),
+            "numbers": list(self.numbers),
+        }
+
+
+def effective_requirements(rule: Rule, node_types: frozenset[str]) -> list[list[str]] | None:
+    """The node types a claim of ``rule`` must cite, one list per requirement that applies.
+
+    ``None`` when the rule cannot be satisfied by nodes of ``node_types`` (a requirement
+    that always applies names no present type). Requirements with ``when_present`` whose
+    types are all absent are left out.
+    """
+    out: list[list[str]] = []
+    for req in rule.requires:
+        present = [t for t in req.any_of if t in node_types]
+        if present:
+            out.append(present)
+        elif not req.when_present:
+            return None
+    return out
+
+
+def _linked(graph: EvidenceGraph, node_id: str) -> set[str]:
+    out = {e.target for e in graph.model.edges if e.source == node_id}
+    out |= {e.source for e in graph.model.edges if e.target == node_id}
+    return out
+
+
+def _companions(
+    graph: EvidenceGraph, node: NodeModel, reqs: Sequence[Sequence[str]], nodes: Sequence[NodeModel]
+) -> list[str] | None:
+    """One node id per requirement the node's own type does not meet; None if one has none."""
+    linked: set[str] | None = None
+    out: list[str] = []
+    for req in reqs:
+        if node.type in req or any(graph.nodes[i].type in req for i in out):
+            continue
+        fits = [n for n in nodes if n.type in req and n.id != node.id]
+        if not fits:
+            return None
+        if linked is None:
+            linked = _linked(graph, node.id)
+        out.append(next((n.id for n in fits if n.id in linked), fits[0].id))
+    return out
+
+
+def _mentioned(graph: EvidenceGraph, text: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(m.entity_id for m in graph.matcher.find(normalize(text))))
+
+
+def _stated_numbers(graph: EvidenceGraph, node: NodeModel, text: str) -> tuple[str, ...]:
+    """The node's number strings that ``text`` states (as the graph loader reads numbers)."""
+    normalized = normalize(text)
+    for m in graph.matcher.find(normalized):
+        normalized = normalized[: m.start] + " " * (m.end - m.start) + normalized[m.end :]
+    raw = {m.raw for m in find_numbers(normalized)}
+    return tuple(x for x in node.numbers if normalize(x).strip() in raw)
+
+
+def _sub_statements(node: NodeModel) -> list[str]:
+    """Clause prefixes of the statement that keep every required span (shortest first)."""
+    if not node.required_spans:
+        return []
+    statement = node.statement.rstrip()
+    out: list[str] = []
+    for cut in _CLAUSE_END.finditer(statement):
+        head = statement[: cut.start()].rstrip()
+        if not head or (not head[-1].isalnum() and head[-1] not in "%)"):
+            continue
+        candidate = head + "."
+        if all(span in head for span in node.required_spans) and candidate != statement:
+            out.append(candidate)
+    return list(dict.fromkeys(out))
+
+
+def _offerable(text: str) -> bool:
+    """Text a reader can see as it is: a letter or digit in every sentence, no control or
+    format character.
+
+    A statement outside this (blank punctuation, line breaks, zero-width or bidi marks) is
+    left off the menu rather than offered as a claim that the text gates may refuse.
+    """
+    if not all(any(ch.isalnum() for ch in part) for part in split_sentences(text) or [""]):
+        return False
+    return not any(
+        unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn") for ch in text
+    )
+
+
+def _items_for(
+    graph: EvidenceGraph,
+    rule: Rule,
+    reqs: Sequence[Sequence[str]],
+    node: NodeModel,
+    nodes: Sequence[NodeModel],
+    substatements: bool,
+) -> list[MenuItem]:
+    companions = _companions(graph, node, reqs, nodes)
+    if companions is None or not _offerable(node.statement):
+        return []
+    cited = (node.id, *companions)
+    items = [
+        MenuItem(
+            rule.claim_type,
+            node.id,
+            cited,
+            node.statement,
+            _mentioned(graph, node.statement),
+            tuple(node.numbers),
+        )
+    ]
+    if substatements:
+        items.extend(
+            MenuItem(
+                rule.claim_type,
+                node.id,
+                cited,
+                text,
+                _mentioned(graph, text),
+                _stated_numbers(graph, node, text),
+            )
+            for text in _sub_statements(node)
+            if _offerable(text)
+        )
+    return items
+
+
+def menu_items(
+    graph: EvidenceGraph,
+    node_ids: Sequence[str] | None = None,
+    *,
+    substatements: bool = True,
+) -> list[MenuItem]:
+    """The menu of ``graph`` over the listed nodes (all nodes when ``node_ids`` is None)."""
+    wanted = set(node_ids) if node_ids is not None else None
+    nodes = [n for n in graph.model.nodes if wanted is None or n.id in wanted]
+    types = frozenset(n.type for n in nodes)
+    usable = [
+        (rule, reqs)
+        for rule in graph.model.rules
+        if (reqs := effective_requirements(rule, types)) is not None
+    ]
+    specific: set[str] = set()
+    for rule, _ in usable:
+        specific |= rule.narrated_types() or set()
+    out: list[MenuItem] = []
+    for rule, reqs in usable:
+        narrated = rule.narrated_types()
+        for node in nodes:
+            offered = node.type not in specific if narrated is None else node.type in narrated
+            if offered:
+                out.extend(_items_for(graph, rule, reqs, node, nodes, substatements))
+    return list(dict.fromkeys(out))
+
+
+def menu_facts(items: Iterable[MenuItem]) -> list[str]:
+    """The distinct narrated node ids of a menu, in menu order."""
+    return list(dict.fromkeys(item.node_id for item in items))
+
+
+def _narrated_node(claim: Any) -> str | None:
+    if not isinstance(claim, Mapping):
+        return None
+    cited = claim.get("cited_evidence_ids")
+    if isinstance(cited, list) and cited and isinstance(cited[0], str):
+        return cited[0]
+    return None
+
+
+def remaining_items(items: Sequence[MenuItem], chosen: Iterable[Any]) -> list[MenuItem]:
+    """The items left once ``chosen`` claims are stated: none about an already narrated node.
+
+    A claim narrates its first cited id (every menu item cites its node first); an item
+    whose text a chosen claim already states is dropped as well.
+    """
+    used_nodes: set[str] = set()
+    used_texts: set[str] = set()
+    for claim in chosen:
+        node = _narrated_node(claim)
+        if node is not None:
+            used_nodes.add(node)
+        if isinstance(claim, Mapping) and isinstance(claim.get("text"), str):
+            used_texts.add(" ".join(normalize(claim["text"]).split()))
+    return [
+        item
+        for item in items
+        if item.node_id not in used_nodes
+        and " ".join(normalize(item.text).split()) not in used_texts
+    ]
+
+
+def menu_schema(items: Sequence[MenuItem], max_claims: int) -> dict[str, Any]:
+    """The output schema: ``{"claims": [...]}`` whose every claim is one menu item (``enum``).
+
+    ``enum`` of objects is in the portable subset (llama.cpp's grammar converter writes each
+    as a literal; structured-output APIs accept it). That a claim may not repeat another
+    fact is not expressible here: decoders remove used items claim by claim instead.
+    """
+    return {
+        "type": "object",
+        "properties": {
+            "claims": {
+                "type": "array",
+                "items": {"enum": [item.claim() for item in items]},
+                "minItems": 1,
+                "maxItems": max(1, max_claims),
+            }
+        },
+        "required": ["claims"],
+        "additionalProperties": False,
+    }

@@ -1,0 +1,117 @@
+"""The file formats as pydantic v2 models: evidence graph and rules.
+
+These models define the JSON Schemas under ``schemas/`` (see
+``scripts/gen_schemas.py``). Consistency checks that a schema cannot state
+(unique ids, references, aliases) live in :mod:`verity.core.graph`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+__all__ = [
+    "GRAPH_FORMAT",
+    "RULES_FORMAT",
+    "EdgeModel",
+    "EntityModel",
+    "GraphModel",
+    "NodeModel",
+    "Requirement",
+    "Rule",
+    "RuleSet",
+]
+
+GRAPH_FORMAT = "verity.evidence_graph/1"
+RULES_FORMAT = "verity.rules/1"
+
+Id = Annotated[str, StringConstraints(min_length=1, max_length=256)]
+TypeName = Annotated[str, StringConstraints(min_length=1, max_length=128)]
+Text = Annotated[str, StringConstraints(min_length=1)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class EntityModel(_Strict):
+    """An entity the narration may name: its id, kind and display aliases."""
+
+    id: Id
+    kind: TypeName
+    aliases: list[Text] = Field(default_factory=list)
+
+
+class NodeModel(_Strict):
+    """One evidence node: a typed fact with its canonical statement."""
+
+    id: Id
+    type: TypeName
+    statement: Text
+    entities: list[Id] = Field(default_factory=list)
+    numbers: list[Text] = Field(default_factory=list)
+    data: dict[str, Any] = Field(default_factory=dict)
+    #: Substrings of ``statement`` that a claim resting on this node may not drop: the
+    #: scope, conditions, ties, caps or the verb that the statement's truth depends on.
+    #: Optional; a graph without them loads as before.
+    required_spans: list[Text] = Field(default_factory=list)
+
+
+class EdgeModel(_Strict):
+    """A navigation edge between two nodes; never evidence itself."""
+
+    source: Id
+    target: Id
+    relation: TypeName
+
+
+class Requirement(_Strict):
+    """Cite at least one node whose type is in ``any_of``.
+
+    With ``when_present`` the requirement applies only when the graph holds a node
+    of one of those types.
+    """
+
+    any_of: Annotated[list[TypeName], Field(min_length=1)]
+    when_present: bool = False
+
+
+class Rule(_Strict):
+    """The evidence a claim of ``claim_type`` must cite."""
+
+    claim_type: TypeName
+    requires: list[Requirement] = Field(default_factory=list)
+    #: Node types whose statements a claim of this type narrates. Optional: when empty,
+    #: the types of the first requirement are narrated (a rule without requirements
+    #: then narrates any node type).
+    narrates: list[TypeName] = Field(default_factory=list)
+
+    def narrated_types(self) -> frozenset[str] | None:
+        """The node types this claim type narrates, or None for any type."""
+        if self.narrates:
+            return frozenset(self.narrates)
+        if self.requires:
+            return frozenset(self.requires[0].any_of)
+        return None
+
+
+class RuleSet(_Strict):
+    """A named, shippable set of claim-type rules (``verity.rules/1``)."""
+
+    format: Literal["verity.rules/1"]
+    name: Id
+    source: str = ""
+    rules: list[Rule]
+
+
+class GraphModel(_Strict):
+    """An evidence graph file (``verity.evidence_graph/1``)."""
+
+    format: Literal["verity.evidence_graph/1"]
+    graph_id: Id
+    domain: TypeName
+    entities: list[EntityModel] = Field(default_factory=list)
+    nodes: list[NodeModel]
+    edges: list[EdgeModel] = Field(default_factory=list)
+    rules: list[Rule] = Field(default_factory=list)

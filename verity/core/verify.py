@@ -1,0 +1,188 @@
+"""verify(): run the gates of a profile over every claim of a narration."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from verity.answer import join_sentences
+from verity.core.claims import Claim, Narration, ParsedClaim, parse_narration
+from verity.core.gate_error import GateError
+from verity.core.gates import Gate, gates_for
+from verity.core.graph import EvidenceGraph, load_graph
+from verity.core.profiles import Profile, VerificationFailed, resolve_profile
+from verity.core.report import ClaimVerdict, Report, Summary
+from verity.core.trusted import trusted
+from verity.errors import InputError
+from verity.formats import REFUSAL
+from verity.text.normalize import normalize
+
+__all__ = ["verify"]
+
+_WORD = re.compile(r"\w+")
+
+
+def _run_gates(claim: Claim, graph: EvidenceGraph, gates: tuple[Gate, ...]) -> list[GateError]:
+    errors: list[GateError] = []
+    for gate in gates:
+        try:
+            for f in gate.check(claim, graph):
+                errors.append(
+                    GateError(
+                        gate=f.gate or gate.name,
+                        code=f.code,
+                        message=f.message,
+                        expected=f.expected,
+                        actual=f.actual,
+                    )
+                )
+        except Exception as exc:  # fail closed: a broken gate rejects, it never passes
+            errors.append(
+                GateError(
+                    gate=gate.name,
+                    code="internal.error",
+                    message=f"the {gate.name} gate failed: {type(exc).__name__}: {exc}"[:500],
+                    expected=None,
+                    actual=type(exc).__name__,
+                )
+            )
+    return errors
+
+
+def _words(claim: Claim) -> tuple[str, ...]:
+    return tuple(_WORD.findall(normalize(claim.text)))
+
+
+@dataclass(slots=True)
+class _Seen:
+    """An earlier claim of one (type, citations) bucket; its words are computed on demand."""
+
+    id: str
+    claim: Claim
+    words: tuple[str, ...] | None = None
+
+
+_Buckets = dict[tuple[str, frozenset[str]], list[_Seen]]
+
+
+def _repeats(claim: Claim, claim_id: str, seen: _Buckets) -> str | None:
+    """The id of the first earlier claim with the same type, citations and words, or None.
+
+    Claims are bucketed by type and cited set; words (normalized text) are only
+    computed for claims that share a bucket, which is rare outside real repeats.
+    """
+    bucket = seen.setdefault((claim.type, frozenset(claim.cited_evidence_ids)), [])
+    if not bucket:
+        bucket.append(_Seen(claim_id, claim))
+        return None
+    words = _words(claim)
+    for earlier in bucket:
+        if earlier.words is None:
+            earlier.words = _words(earlier.claim)
+        if earlier.words == words:
+            return earlier.id
+    bucket.append(_Seen(claim_id, claim, words))
+    return None
+
+
+def _verdicts(
+    parsed: tuple[ParsedClaim, ...], graph: EvidenceGraph, gates: tuple[Gate, ...]
+) -> list[tuple[ClaimVerdict, Claim | None]]:
+    out: list[tuple[ClaimVerdict, Claim | None]] = []
+    seen: _Buckets = {}
+    for item in parsed:
+        claim = item.claim
+        if claim is None:
+            errors = list(item.errors)
+        else:
+            errors = _run_gates(claim, graph, gates)
+            first = _repeats(claim, item.id, seen)
+            if first is not None:
+                errors.append(
+                    GateError(
+                        gate="duplicate",
+                        code="duplicate.repeated",
+                        message=f"the claim repeats claim {first!r} "
+                        "(same type, citations and text)",
+                        expected=None,
+                        actual=first,
+                    )
+                )
+        verdict = trusted(
+            ClaimVerdict,
+            {
+                "index": item.index,
+                "id": item.id,
+                "type": item.type,
+                "text": item.text,
+                "passed": not errors,
+                "errors": errors,
+            },
+        )
+        out.append((verdict, claim))
+    return out
+
+
+def _summary(verdicts: list[ClaimVerdict], gates: tuple[Gate, ...]) -> Summary:
+    names = ["schema", *dict.fromkeys(g.name for g in gates), "duplicate"]
+    failing = dict.fromkeys(names, 0)
+    for v in verdicts:
+        for gate in {e.gate for e in v.errors}:
+            failing[gate] = failing.get(gate, 0) + 1
+    passed = sum(v.passed for v in verdicts)
+    return Summary(
+        claims=len(verdicts),
+        passed=passed,
+        removed=len(verdicts) - passed,
+        all_claims_verified=bool(verdicts) and passed == len(verdicts),
+        failing_by_gate=failing,
+    )
+
+
+def verify(
+    graph: EvidenceGraph | Mapping[str, Any] | str | Path,
+    narration: Narration | Mapping[str, Any],
+    profile: str | Profile = "strict",
+    *,
+    on_fail: str | None = None,
+) -> Report:
+    """Check every claim of ``narration`` against ``graph`` under ``profile``.
+
+    Failing claims are dropped, not fatal: the report lists every verdict with its
+    errors, ships the passing claims in order and answers with their texts, or with
+    :data:`verity.REFUSAL` when none passes. Raises :class:`verity.errors.InputError`
+    only for input that cannot be used at all (a graph that fails to load, a
+    narration that is not an object with a claims array, an unknown profile, a
+    narration for another graph).
+
+    ``profile`` is ``"strict"``, ``"paper"`` or a :class:`verity.Profile` made with
+    :func:`verity.extend`. ``on_fail`` overrides the profile's policy: ``"filter"``
+    returns the report, ``"raise"`` raises :class:`verity.VerificationFailed` (carrying
+    the report) when any claim fails.
+    """
+    name, gates, policy = resolve_profile(profile, on_fail)
+    if not isinstance(profile, Profile):
+        gates = gates_for(profile)  # the built-in table, looked up here
+    g = load_graph(graph)
+    parsed = parse_narration(narration)
+    if parsed.graph_id is not None and parsed.graph_id != g.graph_id:
+        raise InputError(f"the narration is for graph {parsed.graph_id[:80]!r}, not {g.graph_id!r}")
+    results = _verdicts(parsed.claims, g, gates)
+    verdicts = [v for v, _ in results]
+    shipped = [c for v, c in results if v.passed and c is not None]
+    answer = join_sentences([c.text for c in shipped]) if shipped else REFUSAL
+    report = Report.model_construct(
+        graph_id=g.graph_id,
+        profile=name,
+        claims=verdicts,
+        summary=_summary(verdicts, gates),
+        shipped=shipped,
+        answer=answer,
+        refused=not shipped,
+    )
+    if policy == "raise" and report.summary.removed:
+        raise VerificationFailed(report)
+    return report

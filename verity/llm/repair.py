@@ -1,0 +1,326 @@
+"""Narrate, verify, and repair once (or up to three times); the best-of policy.
+
+:func:`narrate_and_verify` runs pass 0 (the variant's prompt, the narration verified
+as it is), then up to ``repairs`` repair passes. A repair pass sends back, as JSON in a
+REVIEW block, every claim that failed with its errors (gate, code, message, expected,
+actual) and what the graph allows for it, plus the kept claims so they are not repeated;
+the narrator answers with replacements. Passing claims are kept as they were; the
+pass's report verifies kept + replacements together, so a replacement that repeats a
+kept claim is caught as a duplicate. Replacement ids continue the numbering (``c7``...).
+
+An attempt that failed in transport (``api_error``) ends the loop: nothing about it is
+sent to the model. An attempt whose output could not be read (``parse_error``) is
+validation feedback and is sent back as ``output_error``. The loop also ends when every
+claim of a pass verified (``stop_reason`` ``all_verified``) or when the only failures are
+repeats of other claims (``only_duplicates_failed``); otherwise it ends after ``repairs``
+passes (``repairs_exhausted``), or at once with ``repairs=0`` (``no_repairs``).
+
+With a claim menu (the extractive variant) a repair pass offers only what is left of the
+menu once every claim stated so far, kept or dropped, is removed: replacements state
+other facts. When nothing is left the loop ends (``menu_exhausted``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from verity.core.claims import NARRATION_FORMAT
+from verity.core.graph import EvidenceGraph, load_graph
+from verity.core.profiles import Profile, VerificationFailed, resolve_profile
+from verity.core.report import ClaimVerdict, Report
+from verity.core.verify import verify
+from verity.errors import InputError
+from verity.llm.narrators.base import Attempt, Narrator, Usage
+from verity.llm.prompts import (
+    MAX_PROMPT_NODES,
+    Prompt,
+    build_prompt,
+    build_repair_prompt,
+    effective_requirements,
+)
+
+__all__ = [
+    "MAX_REPAIRS",
+    "MAX_REVIEW_CLAIMS",
+    "NarrationResult",
+    "Pass",
+    "best_of",
+    "narrate_and_verify",
+    "review_of",
+]
+
+MAX_REPAIRS = 3
+#: Most failing claims one repair prompt sends back.
+MAX_REVIEW_CLAIMS = 6
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One narrator call and the report on the claims it stands for.
+
+    Pass 0's report covers its own claims; a repair pass's report covers the kept
+    claims (``kept_ids``) followed by its replacements (``replacement_ids``).
+    """
+
+    index: int
+    prompt: Prompt
+    attempt: Attempt
+    report: Report
+    claims: tuple[Any, ...]
+    kept_ids: tuple[str, ...]
+    replacement_ids: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "kept_ids": list(self.kept_ids),
+            "replacement_ids": list(self.replacement_ids),
+            "attempt": self.attempt.to_dict(),
+            "report": self.report.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class NarrationResult:
+    """All passes of one narration, what ships, usage and timing."""
+
+    graph_id: str
+    variant: str
+    profile: str
+    narrator: str
+    passes: tuple[Pass, ...]
+    stop_reason: str
+    elapsed_s: float
+
+    @property
+    def final(self) -> Report:
+        """The report of the last pass: what ships."""
+        return self.passes[-1].report
+
+    @property
+    def shipped(self) -> list[dict[str, Any]]:
+        return [c.model_dump(mode="json") for c in self.final.shipped]
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for p in self.passes:
+            total = total + p.attempt.usage
+        return total
+
+    @property
+    def model_s(self) -> float:
+        """Seconds spent inside narrator calls (model or endpoint)."""
+        return sum(p.attempt.latency_s for p in self.passes)
+
+    @property
+    def simulated(self) -> bool:
+        return any(p.attempt.simulated for p in self.passes)
+
+    def dropped(self) -> list[tuple[int, ClaimVerdict, Any]]:
+        """Every failing claim of every pass: (pass index, verdict, the claim as written)."""
+        out: list[tuple[int, ClaimVerdict, Any]] = []
+        for p in self.passes:
+            claims = _claims_of(p)
+            out.extend(
+                (p.index, v, claims[v.index] if v.index < len(claims) else None)
+                for v in p.report.claims
+                if not v.passed
+            )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "graph_id": self.graph_id,
+            "variant": self.variant,
+            "profile": self.profile,
+            "narrator": self.narrator,
+            "simulated": self.simulated,
+            "passes": [p.to_dict() for p in self.passes],
+            "shipped": self.shipped,
+            "answer": self.final.answer,
+            "refused": self.final.refused,
+            "best_pass": best_of(self.passes).index,
+            "stop_reason": self.stop_reason,
+            "usage": self.usage.to_dict(),
+            "elapsed_s": round(self.elapsed_s, 6),
+            "model_s": round(self.model_s, 6),
+        }
+
+
+def _claims_of(p: Pass) -> list[Any]:
+    return list(p.claims)
+
+
+def best_of(passes: Sequence[Pass]) -> Pass:
+    """The pass with the most verified claims; the earliest on a tie."""
+    if not passes:
+        raise InputError("best_of needs at least one pass")
+    return max(passes, key=lambda p: (len(p.report.shipped), -p.index))
+
+
+def _narration(graph_id: str, claims: Sequence[Any]) -> dict[str, Any]:
+    return {"format": NARRATION_FORMAT, "graph_id": graph_id, "claims": list(claims)}
+
+
+def _allowed(graph: EvidenceGraph, claim: Any, listed: Sequence[str]) -> dict[str, Any]:
+    """What the graph allows a claim like this one: citations by rule, cited statements."""
+    claim_type = claim.get("type") if isinstance(claim, dict) else None
+    rule = graph.rules.get(claim_type) if isinstance(claim_type, str) else None
+    allowed: dict[str, Any] = {}
+    if rule is None:
+        allowed["claim_types"] = sorted(graph.rules)
+    else:
+        reqs = effective_requirements(rule, graph.node_types) or []
+        allowed["cite_one_of_each"] = (
+            [[i for i in listed if graph.nodes[i].type in req] for req in reqs]
+            if reqs
+            else "any node id"
+        )
+    cited = claim.get("cited_evidence_ids") if isinstance(claim, dict) else None
+    known = (
+        [i for i in cited if isinstance(i, str) and i in graph.nodes]
+        if isinstance(cited, list)
+        else []
+    )
+    if known:
+        allowed["statements_of_cited_nodes"] = {
+            i: graph.nodes[i].statement for i in dict.fromkeys(known)
+        }
+    return allowed
+
+
+def _for_review(claim: Any) -> Any:
+    return {k: v for k, v in claim.items() if k != "id"} if isinstance(claim, dict) else claim
+
+
+def _worth_repairing(verdict: ClaimVerdict) -> bool:
+    """A claim whose only fault is repeating an earlier one needs no replacement."""
+    return any(e.code != "duplicate.repeated" for e in verdict.errors)
+
+
+def review_of(graph: EvidenceGraph, prompt: Prompt, p: Pass) -> dict[str, Any] | None:
+    """The REVIEW content for a repair after pass ``p``; None when there is nothing to repair.
+
+    Failing claims are sent once each (exact repeats collapsed, pure duplicates left
+    out), at most :data:`MAX_REVIEW_CLAIMS` of them.
+    """
+    if p.attempt.api_error is not None:
+        return None
+    claims = _claims_of(p)
+    seen: set[str] = set()
+    items: list[dict[str, Any]] = []
+    for v in p.report.claims:
+        if v.passed or v.index >= len(claims) or not _worth_repairing(v):
+            continue
+        shown = _for_review(claims[v.index])
+        key = json.dumps(shown, sort_keys=True, default=str)
+        if key in seen or len(items) >= MAX_REVIEW_CLAIMS:
+            continue
+        seen.add(key)
+        items.append(
+            {
+                "claim": shown,
+                "errors": [e.model_dump(mode="json") for e in v.errors],
+                "allowed": _allowed(graph, claims[v.index], prompt.listed_node_ids),
+            }
+        )
+    review: dict[str, Any] = {
+        "kept_claims": [{"type": c.type, "text": c.text} for c in p.report.shipped],
+        "failing_claims": items,
+    }
+    if p.attempt.parse_error is not None:
+        review["output_error"] = p.attempt.parse_error.to_dict()
+    elif not items:
+        return None
+    return review
+
+
+def _settled(p: Pass) -> str:
+    """Why a pass needs no repair: every claim verified, or only repeats failed."""
+    return "all_verified" if p.report.summary.all_claims_verified else "only_duplicates_failed"
+
+
+def narrate_and_verify(
+    graph: EvidenceGraph | Mapping[str, Any] | str | Path,
+    narrator: Narrator,
+    variant: str,
+    profile: str | Profile = "strict",
+    repairs: int = 1,
+    *,
+    max_nodes: int = MAX_PROMPT_NODES,
+) -> NarrationResult:
+    """Narrate ``graph``, verify under ``profile``, repair up to ``repairs`` times.
+
+    The passes always filter; under a profile whose on-fail policy is ``raise``, a final
+    report with a failing claim raises :class:`verity.VerificationFailed`.
+    """
+    if isinstance(repairs, bool) or not isinstance(repairs, int) or not 0 <= repairs <= MAX_REPAIRS:
+        raise InputError(f"repairs must be a whole number from 0 to {MAX_REPAIRS}, not {repairs!r}")
+    profile_name, _, policy = resolve_profile(profile)
+    started = time.perf_counter()
+    g = load_graph(graph)
+    base = build_prompt(g, variant, max_nodes=max_nodes)
+    attempt = narrator.narrate(base)
+    claims = attempt.claims
+    ids = tuple(c["id"] if isinstance(c, dict) else f"#{i}" for i, c in enumerate(claims))
+    report = verify(g, _narration(g.graph_id, claims), profile, on_fail="filter")
+    passes = [Pass(0, base, attempt, report, tuple(claims), (), ids)]
+    next_id = len(claims) + 1
+    stop = "repairs_exhausted" if repairs else "no_repairs"
+    for k in range(1, repairs + 1):
+        last = passes[-1]
+        if last.attempt.api_error is not None:
+            stop = "api_error"
+            break
+        review = review_of(g, base, last)
+        if review is None:
+            stop = _settled(last)
+            break
+        n_failing = len(review["failing_claims"])
+        prompt = build_repair_prompt(
+            base,
+            review,
+            previous_output=last.attempt.raw_text,
+            pass_index=k,
+            max_claims=n_failing or base.max_claims,
+            stated=[c for p in passes for c in p.claims],
+        )
+        if base.menu and not prompt.menu:
+            stop = "menu_exhausted"
+            break
+        attempt = narrator.narrate(prompt)
+        kept = [c.model_dump(mode="json") for c in last.report.shipped]
+        new = [
+            {"id": f"c{next_id + j}", **{key: v for key, v in c.items() if key != "id"}}
+            if isinstance(c, dict)
+            else c
+            for j, c in enumerate(attempt.claims)
+        ]
+        new_ids = tuple(f"c{next_id + j}" for j in range(len(new)))
+        next_id += len(new)
+        report = verify(g, _narration(g.graph_id, kept + new), profile, on_fail="filter")
+        passes.append(
+            Pass(k, prompt, attempt, report, (*kept, *new), tuple(c["id"] for c in kept), new_ids)
+        )
+    else:
+        if passes[-1].attempt.api_error is not None:
+            stop = "api_error"
+        elif repairs and review_of(g, base, passes[-1]) is None:
+            stop = _settled(passes[-1])
+    if policy == "raise" and passes[-1].report.summary.removed:
+        raise VerificationFailed(passes[-1].report)
+    return NarrationResult(
+        g.graph_id,
+        variant,
+        profile_name,
+        narrator.name,
+        tuple(passes),
+        stop,
+        time.perf_counter() - started,
+    )

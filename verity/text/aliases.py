@@ -1,0 +1,79 @@
+"""Entity mentions in prose: one compiled matcher per graph.
+
+An entity is mentioned by its id or by any of its aliases, compared after
+:func:`verity.text.normalize.normalize` (so case and character width do not matter),
+as whole words (``amex`` is not found inside ``amex_gold``), longest alias first.
+Whitespace inside an alias matches any run of whitespace in the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from verity.text.normalize import normalize
+
+__all__ = ["AliasMatcher", "EntityMention"]
+
+
+@dataclass(frozen=True, slots=True)
+class EntityMention:
+    """An entity mention in normalized text: its span, the matched text and the entity id."""
+
+    start: int
+    end: int
+    raw: str
+    entity_id: str
+
+
+def _alias_pattern(alias: str) -> str:
+    return r"\s+".join(re.escape(part) for part in alias.split())
+
+
+class AliasMatcher:
+    """Finds entity mentions in normalized text.
+
+    ``aliases`` maps every surface form (ids included) to its entity id; the forms
+    are normalized here. Two forms that normalize alike must name the same entity:
+    the graph loader rejects graphs where they do not.
+    """
+
+    __slots__ = ("_by_form", "_regex")
+
+    def __init__(self, aliases: Mapping[str, str]) -> None:
+        by_form: dict[str, str] = {}
+        for form, entity_id in aliases.items():
+            key = " ".join(normalize(form).split())
+            if key:
+                by_form[key] = entity_id
+        self._by_form = by_form
+        if by_form:
+            ordered = sorted(by_form, key=lambda f: (-len(f), f))
+            body = "|".join(_alias_pattern(f) for f in ordered)
+            self._regex: re.Pattern[str] | None = re.compile(r"(?<!\w)(?:" + body + r")(?!\w)")
+        else:
+            self._regex = None
+
+    @property
+    def forms(self) -> Mapping[str, str]:
+        """Normalized surface form -> entity id."""
+        return self._by_form
+
+    @property
+    def regex(self) -> re.Pattern[str] | None:
+        """The compiled alternation (longest form first), or None when there are no forms."""
+        return self._regex
+
+    def entity_of(self, matched: str) -> str:
+        """Entity id of a matched surface form (whitespace runs collapsed)."""
+        return self._by_form[" ".join(matched.split())]
+
+    def find(self, normalized: str) -> list[EntityMention]:
+        """Every entity mention in ``normalized`` text, left to right, non-overlapping."""
+        if self._regex is None:
+            return []
+        return [
+            EntityMention(m.start(), m.end(), m.group(0), self.entity_of(m.group(0)))
+            for m in self._regex.finditer(normalized)
+        ]

@@ -1,0 +1,238 @@
+"""Guarded sentence segmentation: text -> atomic sentences on deterministic boundaries.
+
+One compiled pattern finds *candidate* boundaries; each candidate then passes a few
+cheap guard checks. There is no per-character Python loop and the pattern cannot
+backtrack badly: every repetition in it is possessive and a terminator run can only start
+where the previous character is not itself a terminator.
+
+Candidates and their rules:
+
+* a line break (``\\n``, ``\\r\\n``, ``\\r``, U+2028, U+2029, ...): always a boundary;
+* a *hard* terminator, ``。 ！ ？ ｡ ．`` (CJK), ``। ॥`` (Devanagari), ``؟ ۔`` (Arabic
+  script), with any closing quotes or brackets after it: a boundary whether or not
+  whitespace follows, except a full-width ``．`` between two digits (a decimal point)
+  and a quote closed right before the Japanese quotative particle (``「…。」と``);
+* ``. ! ? …`` between two Arabic-script or CJK letters with no space: a boundary;
+* a *soft* terminator run of ``. ! ? …`` followed by optional closers and then
+  whitespace or the end of the text: a boundary unless a guard says otherwise.
+
+Soft guards: never before a lowercase letter (``e.g. the``, ``"Why?" she asked``),
+unless an entity mention of the given :class:`~verity.text.aliases.AliasMatcher` starts
+there (``... at 4x. flat_two takes ...``: ids are often lowercase).
+A run containing ``!`` or ``?`` and an ellipsis are otherwise boundaries. A single
+period is not a boundary after a known abbreviation (:data:`ABBREVIATIONS`), after
+a word of :data:`ABBREVIATIONS_BEFORE_NUMBER` when a digit follows (``No. 5``), after
+an initial or a dotted initialism (``J. Smith``, ``U.S. economy``; ``a.m.`` and
+``p.m.`` excepted), after a list number at the start of a line (``1. Groceries``),
+and after an ordinal number (``am 3. Oktober``: before a month name, or after a
+German article or preposition). A period inside a token (``500.00``, ``e.g.``,
+``example.com``) is never a candidate because no whitespace follows it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+
+from verity.text.aliases import AliasMatcher
+from verity.text.normalize import normalize
+from verity.text.tokens import char_class
+
+__all__ = [
+    "ABBREVIATIONS",
+    "ABBREVIATIONS_BEFORE_NUMBER",
+    "split_sentences",
+]
+
+#: Words that end with a period but never end a sentence (compared case-folded, without
+#: the final period). Titles, Latin abbreviations and their equivalents in de/fr/es/hi.
+ABBREVIATIONS: frozenset[str] = frozenset(
+    {
+        # English
+        "mr", "mrs", "ms", "dr", "prof", "sr", "st", "mt", "vs", "e.g", "i.e", "cf",
+        "fig", "figs", "approx", "dept", "gen", "col", "lt", "sgt", "capt", "rev", "hon",
+        "gov", "sen", "rep", "esp", "incl", "viz", "ca",
+        # German
+        "z.b", "d.h", "u.a", "bzw", "vgl", "ggf", "sog", "evtl", "hr", "fr", "nr",
+        "inkl", "zzgl", "abs",
+        # French
+        "mme", "mlle", "mm", "env",
+        # Spanish
+        "sra", "srta", "dra", "ud", "uds", "avda", "av", "ee", "uu", "núm", "pág",
+        # Hindi (Devanagari)
+        "डॉ", "प्रो",
+    }
+)  # fmt: skip
+
+#: Words that are abbreviations when a number follows them (``No. 5``, ``Jan. 15``).
+ABBREVIATIONS_BEFORE_NUMBER: frozenset[str] = frozenset(
+    {
+        "no", "nos", "nr", "num", "núm", "art", "p", "pp", "pg", "pág", "vol", "ch", "sec",
+        "sect", "par", "tel", "s", "bd", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
+        "sep", "sept", "oct", "nov", "dec",
+    }
+)  # fmt: skip
+
+# Dotted initialisms that commonly end a sentence: a boundary before an uppercase word.
+_SENTENCE_FINAL_INITIALISMS = frozenset({"a.m", "p.m"})
+
+_MONTHS = frozenset(
+    {
+        "january", "february", "march", "april", "may", "june", "july", "august",
+        "september", "october", "november", "december",
+        "januar", "februar", "märz", "mai", "juni", "juli", "oktober", "dezember",
+        "janvier", "février", "mars", "avril", "juin", "juillet", "août", "septembre",
+        "octobre", "novembre", "décembre",
+    }
+)  # fmt: skip
+
+# German articles and prepositions after which "<number>." is an ordinal (der 2. Versuch).
+_ORDINAL_CUES = frozenset(
+    {"der", "die", "das", "den", "dem", "des", "am", "im", "vom", "zum", "zur", "beim", "bis"}
+)
+
+_CLOSERS = "\"'”’“‘»›)]}」』）】》〉"
+_OPENERS = "\"'“‘„‚«‹([{¿¡「『（【《〈"
+_HARD = "。！？｡．।॥؟۔"
+_SOFT = ".!?…"
+_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_TIGHT_SCRIPTS = (
+    "\u0600-\u06ff\u0750-\u077f\ufb50-\ufdff\ufe70-\ufeff"  # Arabic script
+    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"  # CJK, Hangul
+)
+
+_CANDIDATE = re.compile(
+    "(?P<nl>\r\n|[" + _LINE_BREAKS + "])"
+    "|(?P<hard>[" + _HARD + "][" + _HARD + "!?]*+)(?P<hclose>[" + re.escape(_CLOSERS) + "]*+)"
+    "|(?<=[" + _TIGHT_SCRIPTS + "])(?P<tight>[.!?]++)(?=[" + _TIGHT_SCRIPTS + "])"
+    "|(?<![" + _SOFT + "])(?P<soft>[" + _SOFT + "]++)"
+    "(?P<sclose>[" + re.escape(_CLOSERS) + "]*+(?:[ \u00a0\u202f]++[»›])?+)(?=\\s|\\Z)"
+)
+
+# Every candidate starts with one of these characters. Jumping to them first is much
+# faster than letting ``finditer`` try the four alternatives at every position.
+_FIRST = re.compile("[" + re.escape(_LINE_BREAKS + _HARD + _SOFT) + "]")
+
+
+def _candidates(text: str) -> Iterator[re.Match[str]]:
+    """The matches of ``_CANDIDATE.finditer(text)``, found by jumping to possible starts."""
+    search = _FIRST.search
+    match = _CANDIDATE.match
+    pos = 0
+    while (hit := search(text, pos)) is not None:
+        found = match(text, hit.start())
+        if found is None:
+            pos = hit.start() + 1
+        else:
+            yield found
+            pos = found.end()
+
+
+_CJK_RUN = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\uffef]+")
+_MARKS = char_class(lambda c: unicodedata.category(c) in ("Mn", "Mc"))
+# An initial (one letter, with its combining marks) or dotted initials: J, U.S, J.-P, e.g.
+_INITIALS = re.compile(r"(?:[^\W\d_][" + _MARKS + r"]*\.-?)*[^\W\d_][" + _MARKS + "]*")
+
+
+def split_sentences(text: str, matcher: AliasMatcher | None = None) -> list[str]:
+    """Split ``text`` into sentences, each stripped of surrounding whitespace; no empty ones.
+
+    With ``matcher``, a full stop before a lowercase word is a boundary when an entity
+    mention starts at that word; without one the segmentation is exactly as before.
+    """
+    cuts: list[int] = []
+    for match in _candidates(text):
+        kind = match.lastgroup
+        if kind == "nl" or kind == "tight":
+            cuts.append(match.end())
+        elif kind == "hclose" or kind == "hard":
+            if _hard_boundary(text, match):
+                cuts.append(match.end())
+        elif _soft_boundary(text, match, matcher):
+            cuts.append(match.end())
+    sentences: list[str] = []
+    start = 0
+    for cut in (*cuts, len(text)):
+        piece = text[start:cut].strip()
+        if piece:
+            sentences.append(piece)
+        start = cut
+    return sentences
+
+
+def _hard_boundary(text: str, match: re.Match[str]) -> bool:
+    start, end = match.start(), match.end()
+    if (
+        match.group("hard") == "．"
+        and start > 0
+        and end < len(text)
+        and text[start - 1].isdigit()
+        and text[end].isdigit()
+    ):
+        return False  # full-width decimal point: １２３．５
+    # A quote that closes right before the quotative particle continues the sentence.
+    return not (match.group("hclose") and text[end : end + 1] in ("と", "っ"))
+
+
+def _entity_starts(after: str, matcher: AliasMatcher | None) -> bool:
+    """True when an entity mention of ``matcher`` starts ``after`` (raw text)."""
+    if matcher is None or matcher.regex is None:
+        return False
+    return matcher.regex.match(normalize(after[:256])) is not None
+
+
+def _soft_boundary(text: str, match: re.Match[str], matcher: AliasMatcher | None = None) -> bool:
+    term = match.group("soft")
+    end = match.end()
+    after = text[end : end + 40].lstrip().lstrip(_OPENERS)
+    if not after:
+        return True  # end of text (or only openers): nothing to glue to
+    first = after[0]
+    if first.islower() and not (
+        term == "." and _entity_starts(text[end:].lstrip().lstrip(_OPENERS), matcher)
+    ):
+        return False
+    if term != ".":
+        return True  # ! ? runs and ellipses
+    before = text[max(0, match.start() - 40) : match.start()]
+    if not before or before[-1].isspace():
+        return True  # a lone period
+    chunks = before.split()
+    # In unspaced scripts the word is what follows the last CJK character: 彼女はJ -> J.
+    word = _CJK_RUN.split(chunks[-1])[-1].lstrip(_OPENERS).rstrip(_CLOSERS)
+    return not _period_is_not_final(text, match.start(), word, chunks, after)
+
+
+def _period_is_not_final(text: str, period: int, word: str, chunks: list[str], after: str) -> bool:
+    """True when the single period after ``word`` belongs to an abbreviation or a number."""
+    key = word.casefold()
+    elided = key.rsplit("'", 1)[-1].rsplit("’", 1)[-1]  # l'art. -> art
+    if key in ABBREVIATIONS or elided in ABBREVIATIONS:
+        return True
+    next_is_digit = after[0].isdigit()
+    if next_is_digit and (
+        key in ABBREVIATIONS_BEFORE_NUMBER
+        or elided in ABBREVIATIONS_BEFORE_NUMBER
+        or key.endswith("str")  # German street names: Hauptstr. 5
+    ):
+        return True
+    if _INITIALS.fullmatch(word) is not None:
+        return key not in _SENTENCE_FINAL_INITIALISMS
+    if word.isdigit() and len(word) <= 3:
+        if _at_line_start(text, period - len(word)):
+            return True  # a numbered list item: "1. Groceries"
+        next_word = after.split(maxsplit=1)[0].rstrip(",.;:").casefold()
+        if next_word in _MONTHS:
+            return True
+        if len(chunks) >= 2 and chunks[-2].casefold() in _ORDINAL_CUES:
+            return True
+    return False
+
+
+def _at_line_start(text: str, pos: int) -> bool:
+    """True when only spaces or tabs lie between ``pos`` and the start of its line."""
+    head = text[max(0, pos - 16) : pos].rstrip(" \t\u00a0")
+    if not head:
+        return pos <= 16
+    return head[-1] in _LINE_BREAKS
