@@ -5,5 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh
 .venv/bin/ruff check verity tests benchmarks scripts
+.venv/bin/ruff format --check verity tests benchmarks scripts
 .venv/bin/mypy
 .venv/bin/python -m pytest "$@"

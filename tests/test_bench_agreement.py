@@ -54,27 +54,37 @@ LABELS = FIXTURES / "bench" / "labels"
 #       kappa = (48/64 - 50/64)/(14/64) = -1/7
 CASES = [
     pytest.param(
-        "two_raters.csv", [],
+        "two_raters.csv",
+        [],
         {("A", "B"): (10, 0.7, 0.4)},
         (2, 10, 13 / 33),
         id="two_raters",
     ),
     pytest.param(
-        "three_raters.csv", ["UNCLEAR"],
-        {("r1", "r2"): (4, 0.75, 0.5), ("r1", "r3"): (5, 0.4, 2 / 17),
-         ("r2", "r3"): (4, 0.75, 0.5)},
+        "three_raters.csv",
+        ["UNCLEAR"],
+        {
+            ("r1", "r2"): (4, 0.75, 0.5),
+            ("r1", "r3"): (5, 0.4, 2 / 17),
+            ("r2", "r3"): (4, 0.75, 0.5),
+        },
         (3, 4, 1 / 3),
         id="three_raters_drop_unclear",
     ),
     pytest.param(
-        "three_raters.csv", [],
-        {("r1", "r2"): (5, 0.6, 1 / 3), ("r1", "r3"): (5, 0.4, 2 / 17),
-         ("r2", "r3"): (5, 0.6, 1 / 3)},
+        "three_raters.csv",
+        [],
+        {
+            ("r1", "r2"): (5, 0.6, 1 / 3),
+            ("r1", "r3"): (5, 0.4, 2 / 17),
+            ("r2", "r3"): (5, 0.6, 1 / 3),
+        },
         (3, 5, 1 / 6),
         id="three_raters_keep_unclear",
     ),
     pytest.param(
-        "constant.csv", [],
+        "constant.csv",
+        [],
         {("rater", "verifier"): (4, 0.75, 0.0)},
         (2, 4, -1 / 7),
         id="prevalence_paradox",
@@ -84,7 +94,9 @@ CASES = [
 
 @pytest.mark.parametrize(("name", "drop", "pairs", "fleiss"), CASES)
 def test_agreement_matches_hand_computation(
-    name: str, drop: list[str], pairs: dict[tuple[str, str], tuple[int, float, float | None]],
+    name: str,
+    drop: list[str],
+    pairs: dict[tuple[str, str], tuple[int, float, float | None]],
     fleiss: tuple[int, int, float],
 ) -> None:
     result = agreement(read_labels(LABELS / name, drop=drop))
@@ -137,9 +149,7 @@ def test_bad_csv_is_an_input_error(name: str, message: str) -> None:
 @pytest.mark.parametrize(
     "name", ["bad_header.csv", "bad_twice.csv", "bad_empty.csv", "bad_no_rows.csv", "missing.csv"]
 )
-def test_cli_bad_csv_exits_2_with_one_line(
-    name: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_cli_bad_csv_exits_2_with_one_line(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["agreement", str(LABELS / name)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("verity: error: ")
@@ -155,8 +165,13 @@ def test_cli_prints_table_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["agreement", path, "--drop", "UNCLEAR", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["fleiss"] == {"raters": 3, "items": 4, "kappa": 0.333}
-    assert data["pairs"][1] == {"rater_a": "r1", "rater_b": "r3", "items": 5,
-                                "agreement": 0.4, "cohen_kappa": 0.118}
+    assert data["pairs"][1] == {
+        "rater_a": "r1",
+        "rater_b": "r3",
+        "items": 5,
+        "agreement": 0.4,
+        "cohen_kappa": 0.118,
+    }
 
 
 def test_parse_labels_strips_bom_and_spaces() -> None:

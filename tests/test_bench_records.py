@@ -67,7 +67,10 @@ def test_keys() -> None:
     assert first.instance == inst
     assert first.key == RecordKey(inst, 0, "")
     assert expected_keys(inst, ["paper", "strict"], 1) == {
-        RecordKey(inst, 0, ""), RecordKey(inst, 1, "paper"), RecordKey(inst, 1, "strict")}
+        RecordKey(inst, 0, ""),
+        RecordKey(inst, 1, "paper"),
+        RecordKey(inst, 1, "strict"),
+    }
 
 
 def test_round_trip_and_complete() -> None:

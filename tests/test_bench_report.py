@@ -32,24 +32,30 @@ def _write(path: Path, records: list[BenchRecord]) -> Path:
 
 def test_summary_rows_and_rounding() -> None:
     summary = summary_dict(analyze(RECORDS, seed=1, resamples=100), [1])
-    cell = next(c for c in summary["cells"] if (c["variant"], c["profile"], c["pass"])
-                == ("ungrounded", "paper", "r0"))
+    cell = next(
+        c
+        for c in summary["cells"]
+        if (c["variant"], c["profile"], c["pass"]) == ("ungrounded", "paper", "r0")
+    )
     assert cell["survival"] == 0.333333
     assert cell["shipped_per_instance"] == 0.333333
     assert cell["statuses"] == {"ok": 2, "parse_error": 1}
-    rep = next(c for c in summary["comparisons"]
-               if c["kind"] == "repair" and c["within"] == "grounded" and c["profile"] == "paper")
+    rep = next(
+        c
+        for c in summary["comparisons"]
+        if c["kind"] == "repair" and c["within"] == "grounded" and c["profile"] == "paper"
+    )
     assert rep["survival"]["delta"] == 0.2
-    assert set(rep["survival"]) == {"delta", "low", "high", "significant", "clusters",
-                                    "undefined"}
+    assert set(rep["survival"]) == {"delta", "low", "high", "significant", "clusters", "undefined"}
     assert summary["bootstrap"]["seed"] == 1 and summary["run_seeds"] == [1]
 
 
 def test_markdown_tables_match_the_published_shape() -> None:
     summary = summary_dict(analyze(RECORDS, seed=1, resamples=100), [1])
     md = render_markdown(summary, ["survival.png"])
-    assert ("| fake | grounded | 60.0% | 80.0% | 80.0% | 1.00 | 1.33 | 1.33 | 0 | 0 | 0 | 1 "
-            "| 100.0% |") in md
+    assert (
+        "| fake | grounded | 60.0% | 80.0% | 80.0% | 1.00 | 1.33 | 1.33 | 0 | 0 | 0 | 1 | 100.0% |"
+    ) in md
     assert "| fake | grounded | r0 → r1 | 3 | +20.0 pts [" in md
     assert "| CAP_SWITCH | 1 (100.0%) | 0 (0.0%) |" in md
     assert "![survival](survival.png)" in md
@@ -67,15 +73,27 @@ def test_simulated_narrators_are_marked_once() -> None:
 
 
 def test_build_report_writes_files_and_is_line_order_free(tmp_path: Path) -> None:
-    a = build_report(_write(tmp_path / "a" / "results.jsonl", RECORDS), tmp_path / "a",
-                     resamples=100)
-    b = build_report(_write(tmp_path / "b" / "results.jsonl", RECORDS[::-1]), tmp_path / "b",
-                     resamples=100, figures=False)
-    assert a.files == ("report.md", "summary.json", "timing.json", "survival.png",
-                       "failing_by_gate.png", "cost.png")
+    a = build_report(
+        _write(tmp_path / "a" / "results.jsonl", RECORDS), tmp_path / "a", resamples=100
+    )
+    b = build_report(
+        _write(tmp_path / "b" / "results.jsonl", RECORDS[::-1]),
+        tmp_path / "b",
+        resamples=100,
+        figures=False,
+    )
+    assert a.files == (
+        "report.md",
+        "summary.json",
+        "timing.json",
+        "survival.png",
+        "failing_by_gate.png",
+        "cost.png",
+    )
     assert b.files == ("report.md", "summary.json", "timing.json")
     assert (tmp_path / "a" / "summary.json").read_bytes() == (
-        tmp_path / "b" / "summary.json").read_bytes()
+        tmp_path / "b" / "summary.json"
+    ).read_bytes()
     assert (tmp_path / "a" / "survival.png").read_bytes()[:4] == b"\x89PNG"
 
 
@@ -94,9 +112,12 @@ def test_missing_results_or_bad_resamples_are_input_errors(tmp_path: Path) -> No
 
 
 def test_timing_counts_calls_and_share_outside_the_model() -> None:
-    timed = [r.model_copy(update={"latency_s": 0.5, "instance_wall_s": 2.0})
-             if r.pass_index == 0 else r.model_copy(update={"latency_s": 0.25})
-             for r in RECORDS]
+    timed = [
+        r.model_copy(update={"latency_s": 0.5, "instance_wall_s": 2.0})
+        if r.pass_index == 0
+        else r.model_copy(update={"latency_s": 0.25})
+        for r in RECORDS
+    ]
     timing = timing_dict(timed)
     overall = timing["overall"]
     # 18 records (6 instances x 3); 3 repair passes are carried (no call): 15 calls
@@ -114,11 +135,11 @@ def test_report_reads_compressed_results(tmp_path: Path) -> None:
     packed = tmp_path / "packed" / "results.jsonl.gz"
     packed.parent.mkdir()
     packed.write_bytes(gzip.compress(plain.read_bytes()))
-    assert main(["bench", "--report", str(packed.parent), "--resamples", "50",
-                 "--no-figures"]) == 0
+    assert main(["bench", "--report", str(packed.parent), "--resamples", "50", "--no-figures"]) == 0
     build_report(plain, plain.parent, resamples=50, figures=False)
     assert (packed.parent / "summary.json").read_bytes() == (
-        plain.parent / "summary.json").read_bytes()
+        plain.parent / "summary.json"
+    ).read_bytes()
     packed.write_bytes(packed.read_bytes()[:-20])
     with pytest.raises(InputError, match="not a complete gzip file"):
         build_report(packed, packed.parent)

@@ -69,28 +69,59 @@ class FakeFlakyNarrator:
 
     def narrate(self, prompt: Prompt) -> Attempt:
         if prompt.graph_id in self.down:
-            return api_error_attempt(prompt, narrator=self.name, model="fake",
-                                     code="api.timeout", message="fake timeout")
+            return api_error_attempt(
+                prompt, narrator=self.name, model="fake", code="api.timeout", message="fake timeout"
+            )
         assert prompt.graph is not None
         node = prompt.graph.model.nodes[0]
-        claim = {"type": "NO_SUCH_TYPE", "cited_evidence_ids": [node.id],
-                 "text": node.statement, "entities": [], "numbers": []}
+        claim = {
+            "type": "NO_SUCH_TYPE",
+            "cited_evidence_ids": [node.id],
+            "text": node.statement,
+            "entities": [],
+            "numbers": [],
+        }
         raw = json.dumps({"claims": [claim]})
-        return output_attempt(prompt, narrator=self.name, model="fake", raw_text=raw,
-                              finish_reason="stop", usage=Usage(3, 4), latency_s=0.01)
+        return output_attempt(
+            prompt,
+            narrator=self.name,
+            model="fake",
+            raw_text=raw,
+            finish_reason="stop",
+            usage=Usage(3, 4),
+            latency_s=0.01,
+        )
 
 
 def _plan(concurrency: int = 1, seed: int = 3) -> BenchPlan:
-    return BenchPlan(narrators=(SPEC,), variants=("grounded", "ungrounded", "constrained"),
-                     profiles=("paper", "strict"), graphs=GRAPHS, repairs=1, seed=seed,
-                     concurrency=concurrency)
+    return BenchPlan(
+        narrators=(SPEC,),
+        variants=("grounded", "ungrounded", "constrained"),
+        profiles=("paper", "strict"),
+        graphs=GRAPHS,
+        repairs=1,
+        seed=seed,
+        concurrency=concurrency,
+    )
 
 
-def _run(out: Path, *, resume: bool = False, narrator: Narrator | None = None,
-         concurrency: int = 1, seed: int = 3) -> None:
+def _run(
+    out: Path,
+    *,
+    resume: bool = False,
+    narrator: Narrator | None = None,
+    concurrency: int = 1,
+    seed: int = 3,
+) -> None:
     narrators = {SPEC: narrator} if narrator is not None else None
-    run_bench(_plan(concurrency, seed), out, resume=resume, narrators=narrators,
-              resamples=RESAMPLES, figures=False)
+    run_bench(
+        _plan(concurrency, seed),
+        out,
+        resume=resume,
+        narrators=narrators,
+        resamples=RESAMPLES,
+        figures=False,
+    )
 
 
 def _untimed(run: Path) -> dict[str, Any]:
@@ -120,8 +151,7 @@ def test_every_instance_has_one_record_per_pass_and_profile(uninterrupted: Path)
     for r in loaded.records:
         assert r.simulated
         assert r.cluster == r.graph_id.split("-", 1)[1]  # card_rewards-pNN-goal
-        assert set(r.verdicts) == ({"paper", "strict"} if r.pass_index == 0
-                                   else {r.repair_profile})
+        assert set(r.verdicts) == ({"paper", "strict"} if r.pass_index == 0 else {r.repair_profile})
         for profile, verdicts in r.verdicts.items():
             assert len(verdicts) == len(r.claims), profile
 
@@ -165,10 +195,11 @@ def test_line_order_and_concurrency_do_not_change_the_summary(
     lines = (uninterrupted / "results.jsonl").read_text().splitlines(keepends=True)
     random.Random(5).shuffle(lines)
     (shuffled / "results.jsonl").write_text("".join(lines))
-    assert main(["bench", "--report", str(shuffled), "--resamples", str(RESAMPLES),
-                 "--no-figures"]) == 0
-    assert (shuffled / "summary.json").read_bytes() == (
-        uninterrupted / "summary.json").read_bytes()
+    assert (
+        main(["bench", "--report", str(shuffled), "--resamples", str(RESAMPLES), "--no-figures"])
+        == 0
+    )
+    assert (shuffled / "summary.json").read_bytes() == (uninterrupted / "summary.json").read_bytes()
 
 
 def test_summary_and_report_hold_no_timings_or_paths(uninterrupted: Path) -> None:
@@ -177,8 +208,9 @@ def test_summary_and_report_hold_no_timings_or_paths(uninterrupted: Path) -> Non
         assert word not in text
     # the only clock-dependent figures: recorded model seconds in the cost of each cell
     cells = json.loads(text)["cells"]
-    assert all(set(c["cost"]) >= {"model_s", "s_per_verified", "tokens_per_verified"}
-               for c in cells)
+    assert all(
+        set(c["cost"]) >= {"model_s", "s_per_verified", "tokens_per_verified"} for c in cells
+    )
     report = (uninterrupted / "report.md").read_text()
     assert "(simulated)" in report
     assert "### Paired change after repair" in report and "Table 2" not in report
@@ -204,20 +236,29 @@ def test_resume_with_other_settings_is_refused(uninterrupted: Path, tmp_path: Pa
 def test_resume_of_a_finished_run_runs_nothing(uninterrupted: Path, tmp_path: Path) -> None:
     out = tmp_path / "done"
     shutil.copytree(uninterrupted, out)
-    outcome = run_bench(_plan(), out, resume=True, resamples=RESAMPLES, figures=False,
-                        narrators={SPEC: FakeKillingNarrator(ScriptedNarrator("sloppy"), 0)})
+    outcome = run_bench(
+        _plan(),
+        out,
+        resume=True,
+        resamples=RESAMPLES,
+        figures=False,
+        narrators={SPEC: FakeKillingNarrator(ScriptedNarrator("sloppy"), 0)},
+    )
     assert (outcome.ran, outcome.skipped, outcome.planned) == (0, 9, 9)
 
 
 def test_api_errors_end_the_loop_and_later_passes_are_carried() -> None:
     graph = load_graph(GRAPHS[0])
     down = FakeFlakyNarrator({graph.graph_id})
-    records = instance_records(graph, down, "grounded", ["paper", "strict"], 2, 0,
-                               narrate_and_verify)
+    records = instance_records(
+        graph, down, "grounded", ["paper", "strict"], 2, 0, narrate_and_verify
+    )
     assert [(r.pass_index, r.repair_profile, r.status) for r in records] == [
         (0, None, "api_error"),
-        (1, "paper", "carried"), (2, "paper", "carried"),
-        (1, "strict", "carried"), (2, "strict", "carried"),
+        (1, "paper", "carried"),
+        (2, "paper", "carried"),
+        (1, "strict", "carried"),
+        (2, "strict", "carried"),
     ]
     assert records[0].error is not None and records[0].error.code == "api.timeout"
     assert records[0].verdicts == {"paper": [], "strict": []}
@@ -232,8 +273,15 @@ def test_first_pass_is_narrated_once_and_repairs_run_per_profile() -> None:
             calls.append(prompt.pass_index)
             return super().narrate(prompt)
 
-    records = instance_records(graph, FakeCountingNarrator(set()), "grounded",
-                               ["paper", "strict"], 1, 0, narrate_and_verify)
+    records = instance_records(
+        graph,
+        FakeCountingNarrator(set()),
+        "grounded",
+        ["paper", "strict"],
+        1,
+        0,
+        narrate_and_verify,
+    )
     assert sorted(calls) == [0, 1, 1]
     first = records[0]
     assert first.status == "ok"
@@ -256,18 +304,42 @@ def test_cli_smoke_and_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixtu
     graphs.mkdir()
     shutil.copy(GRAPHS[0], graphs)
     out = tmp_path / "cli"
-    assert main(["bench", "--narrators", "scripted:clean", "--graphs", str(graphs),
-                 "--variants", "grounded", "--out", str(out), "--resamples", "50",
-                 "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "--narrators",
+                "scripted:clean",
+                "--graphs",
+                str(graphs),
+                "--variants",
+                "grounded",
+                "--out",
+                str(out),
+                "--resamples",
+                "50",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "1 instances run, 0 already done, 1 planned" in printed
     assert (out / "survival.png").stat().st_size > 0
     assert (out / "failing_by_gate.png").stat().st_size > 0
-    for argv in (["--variants", "verbose"], ["--profiles", "lenient"], ["--limit", "0"],
-                 ["--repairs", "4"], ["--graphs", str(tmp_path / "none")],
-                 ["--narrators", "nobody"], ["--report", str(tmp_path / "none")]):
-        assert _exit_status(["bench", "--graphs", str(graphs), "--out", str(tmp_path / "x"),
-                             *argv]) == 2, argv
+    for argv in (
+        ["--variants", "verbose"],
+        ["--profiles", "lenient"],
+        ["--limit", "0"],
+        ["--repairs", "4"],
+        ["--graphs", str(tmp_path / "none")],
+        ["--narrators", "nobody"],
+        ["--report", str(tmp_path / "none")],
+    ):
+        assert (
+            _exit_status(["bench", "--graphs", str(graphs), "--out", str(tmp_path / "x"), *argv])
+            == 2
+        ), argv
         err = capsys.readouterr().err
         assert err.startswith("verity: error:") and err.count("\n") == 1, argv
 

@@ -42,9 +42,13 @@ def test_cell_counts_match_hand_counts(cell: str) -> None:
     want = RUN["cells"][cell]
     counts = CELLS[cell].counts
     got = {
-        "instances": counts.instances, "claims": counts.claims, "passed": counts.passed,
-        "failing_claims": counts.failing_claims, "failing_by_gate": counts.failing_by_gate,
-        "gate4_messages_by_type": counts.gate4_messages_by_type, "statuses": counts.statuses,
+        "instances": counts.instances,
+        "claims": counts.claims,
+        "passed": counts.passed,
+        "failing_claims": counts.failing_claims,
+        "failing_by_gate": counts.failing_by_gate,
+        "gate4_messages_by_type": counts.gate4_messages_by_type,
+        "statuses": counts.statuses,
     }
     assert got == want
     assert counts.survival == pytest.approx(want["passed"] / want["claims"])
@@ -105,9 +109,7 @@ def test_best_pass_prefers_more_verified_then_earlier(passed: list[int], best: i
 
 # Per cluster: (passed_before, claims_before, passed_after, claims_after, instances)
 HAND_TOTALS = np.array(
-    [[1, 2, 2, 2, 1],
-     [0, 1, 1, 2, 1],
-     [3, 4, 3, 4, 1]],
+    [[1, 2, 2, 2, 1], [0, 1, 1, 2, 1], [3, 4, 3, 4, 1]],
     dtype=np.float64,
 )
 HAND_INDICES = np.array([[0, 0, 1], [2, 2, 2], [0, 1, 2], [1, 1, 1]], dtype=np.intp)

@@ -47,9 +47,17 @@ def test_verify_imports_no_optimizer_llm_client_or_plotting() -> None:
         f"print('LOADED', [m for m in {HEAVY!r} if m in sys.modules], code, file=sys.stderr)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", probe, str(ROOT / "examples" / "graph.json"),
-         str(ROOT / "examples" / "narration.json")],
-        capture_output=True, text=True, timeout=120, check=False,
+        [
+            sys.executable,
+            "-c",
+            probe,
+            str(ROOT / "examples" / "graph.json"),
+            str(ROOT / "examples" / "narration.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert json.loads(done.stdout)["summary"]["claims"] > 0
     last = done.stderr.strip().splitlines()[-1]

@@ -86,8 +86,9 @@ def test_scripted_extractive_states_distinct_menu_facts(
 
 def test_recorded_extractive_narration_replays(tmp_path: Path, graph: EvidenceGraph) -> None:
     record = tmp_path / "attempts.jsonl"
-    live = narrate_and_verify(graph, RecordingNarrator(ScriptedNarrator("clean"), record),
-                              "extractive")
+    live = narrate_and_verify(
+        graph, RecordingNarrator(ScriptedNarrator("clean"), record), "extractive"
+    )
     replayed = narrate_and_verify(graph, ReplayNarrator(record), "extractive")
     assert replayed.final.to_dict() == live.final.to_dict()
     assert len(replayed.final.shipped) == 5
@@ -132,8 +133,9 @@ class FakeAsyncMenuCompletions(FakeMenuCompletions):
 
 def _openai(completions: FakeMenuCompletions) -> OpenAIChatNarrator:
     client = SimpleNamespace(chat=SimpleNamespace(completions=completions))
-    return OpenAIChatNarrator("fake-model", client=client, response_format="json_object",
-                              max_retries=0)
+    return OpenAIChatNarrator(
+        "fake-model", client=client, response_format="json_object", max_retries=0
+    )
 
 
 def test_openai_decodes_the_menu_claim_by_claim(prompt: Prompt, graph: EvidenceGraph) -> None:
@@ -192,15 +194,24 @@ class FakeMenuNarrator:
         self.prompts.append(prompt)
         if prompt.pass_index == 0:
             good = prompt.menu[0].claim()
-            bad = next(i.claim() for i in prompt.menu if i.numbers and i.node_id != good[
-                "cited_evidence_ids"][0])
+            bad = next(
+                i.claim()
+                for i in prompt.menu
+                if i.numbers and i.node_id != good["cited_evidence_ids"][0]
+            )
             bad["numbers"] = ["$999,999.00"]
             claims = [good, bad]
         else:
             claims = [prompt.menu[0].claim()]
-        return output_attempt(prompt, narrator=self.name, model="fake",
-                              raw_text=json.dumps({"claims": claims}), finish_reason="stop",
-                              usage=Usage(1, 1), latency_s=0.0)
+        return output_attempt(
+            prompt,
+            narrator=self.name,
+            model="fake",
+            raw_text=json.dumps({"claims": claims}),
+            finish_reason="stop",
+            usage=Usage(1, 1),
+            latency_s=0.0,
+        )
 
 
 def test_repair_replaces_dropped_items_from_what_is_left(graph: EvidenceGraph) -> None:
@@ -232,9 +243,15 @@ def test_repair_ends_when_the_menu_is_used_up() -> None:
         def narrate(self, prompt: Prompt) -> Attempt:
             self.prompts.append(prompt)
             claim = {**prompt.menu[0].claim(), "numbers": ["$999,999.00"]}
-            return output_attempt(prompt, narrator=self.name, model="fake",
-                                  raw_text=json.dumps({"claims": [claim]}),
-                                  finish_reason="stop", usage=Usage(1, 1), latency_s=0.0)
+            return output_attempt(
+                prompt,
+                narrator=self.name,
+                model="fake",
+                raw_text=json.dumps({"claims": [claim]}),
+                finish_reason="stop",
+                usage=Usage(1, 1),
+                latency_s=0.0,
+            )
 
     fake = FakeWrongNarrator()
     result = narrate_and_verify(load_graph(data), fake, "extractive", repairs=1)
@@ -252,14 +269,15 @@ def test_demo_defaults_to_extractive_and_prints_prose(tmp_path: Path) -> None:
     prose = " ".join(c.text for c in demo.result.final.shipped)
     lines = text.splitlines()
     start = lines.index("Shipped narration (5 verified claims):") + 1
-    assert " ".join(line.strip() for line in lines[start:start + 8]).startswith(prose)
+    assert " ".join(line.strip() for line in lines[start : start + 8]).startswith(prose)
     assert "Dropped claims: none." in text
     assert "paper profile" not in text  # printed only when paper would ship something else
 
 
 def test_demo_names_what_paper_would_add(tmp_path: Path) -> None:
-    demo = run_demo(tmp_path / "demo", narrator=ScriptedNarrator("sloppy"), variant="constrained",
-                    repairs=0)
+    demo = run_demo(
+        tmp_path / "demo", narrator=ScriptedNarrator("sloppy"), variant="constrained", repairs=0
+    )
     if demo.paper_only:
         assert "The four-gate paper profile would have shipped" in render_demo(demo)
     for verdict in demo.result.final.claims:

@@ -34,14 +34,15 @@ def test_local_bench_runs_records_and_reports(tmp_path: Path) -> None:
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     # per variant: pass 0 once, then pass 1 under each profile
     assert sorted((r["variant"], r["pass_index"], r["repair_profile"]) for r in records) == sorted(
-        (v, p, rp)
-        for v in VARIANTS_RUN
-        for p, rp in ((0, None), (1, "paper"), (1, "strict"))
+        (v, p, rp) for v in VARIANTS_RUN for p, rp in ((0, None), (1, "paper"), (1, "strict"))
     )
     assert {r["narrator"] for r in records} == {"local"}
     assert not any(r["simulated"] for r in records)
-    assert all(r["prompt_hash"] and r["usage"]["prompt_tokens"] > 0 for r in records
-               if r["status"] != "carried")
+    assert all(
+        r["prompt_hash"] and r["usage"]["prompt_tokens"] > 0
+        for r in records
+        if r["status"] != "carried"
+    )
     summary = json.loads((out / "summary.json").read_text())
     assert summary["instances"] == len(VARIANTS_RUN) and summary["incomplete_instances"] == 0
     assert "| local | constrained |" in (out / "report.md").read_text()

@@ -99,17 +99,40 @@ def _golden(tmp: Path) -> dict[str, str]:
 
 def _adversarial(tmp: Path) -> dict[str, str]:
     got: dict[str, str] = {}
-    proc = subprocess.run([sys.executable, "benchmarks/adversarial/strict.py", "--no-ablations",
-                           "--json", "--verbose"],
-                          capture_output=True, cwd=ROOT)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "benchmarks/adversarial/strict.py",
+            "--no-ablations",
+            "--json",
+            "--verbose",
+        ],
+        capture_output=True,
+        cwd=ROOT,
+    )
     got["adversarial/strict.py"] = _sha(proc.stdout) + f":{proc.returncode}"
     return got
 
 
 def _bench(tmp: Path) -> dict[str, str]:
     out = tmp / "bench"
-    proc = _run(["bench", "--narrators", "scripted", "--limit", "12", "--out", str(out),
-                 "--seed", "0", "--quiet", "--no-figures", "--resamples", "500"])
+    proc = _run(
+        [
+            "bench",
+            "--narrators",
+            "scripted",
+            "--limit",
+            "12",
+            "--out",
+            str(out),
+            "--seed",
+            "0",
+            "--quiet",
+            "--no-figures",
+            "--resamples",
+            "500",
+        ]
+    )
     if proc.returncode not in (0, 1, 3):
         raise SystemExit(f"bench failed ({proc.returncode}): {proc.stderr.decode()[-400:]}")
     got = {"bench/exit": str(proc.returncode)}
@@ -119,8 +142,7 @@ def _bench(tmp: Path) -> dict[str, str]:
     # The report rebuilt from the records with times zeroed is a pure function of behaviour.
     fixed = tmp / "bench-fixed"
     fixed.mkdir()
-    (fixed / "results.jsonl").write_text(
-        "".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    (fixed / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
     proc = _run(["bench", "--report", str(fixed), "--no-figures", "--resamples", "500"])
     got["bench/report-exit"] = str(proc.returncode)
     got["bench/report.md"] = _sha((fixed / "report.md").read_bytes())

@@ -244,7 +244,12 @@ def _predicates() -> dict[str, Any]:
 #: v3 case too (without required spans), so the file shows where v3 is narrower.
 V3_CASES: list[tuple[str, str, list[str], bool]] = [
     # reader view
-    ("The tenant shall not\nsublet the apartment.", "The tenant shall not sublet the apartment.", [], False),
+    (
+        "The tenant shall not\nsublet the apartment.",
+        "The tenant shall not sublet the apartment.",
+        [],
+        False,
+    ),
     ("The tenant shall n\u200bot sublet.", "The tenant shall not sublet.", [], False),
     ("The tenant shall ~~not~~ sublet.", "The tenant shall not sublet.", [], False),
     ("Rent is <!-- not --> due.", "Rent is not due.", [], False),
@@ -263,33 +268,97 @@ V3_CASES: list[tuple[str, str, list[str], bool]] = [
     ("We refund shipping costs.", "We don't refund shipping costs.", [], False),
     ("The dose is given every 8 hours.", "The dose is usually given every 8 hours.", [], False),
     # one passage sentence
-    ("The fee is waived for everyone else.", "The fee is waived for students. It applies to everyone else.", [], False),
+    (
+        "The fee is waived for everyone else.",
+        "The fee is waived for students. It applies to everyone else.",
+        [],
+        False,
+    ),
     # anchoring
-    ("gold_dining wins dining at 4x.", "gold_dining wins dining at 4x, ahead of flat_two at 2x.", [], True),
+    (
+        "gold_dining wins dining at 4x.",
+        "gold_dining wins dining at 4x, ahead of flat_two at 2x.",
+        [],
+        True,
+    ),
     ("flat_two at 2x.", "gold_dining wins dining at 4x, ahead of flat_two at 2x.", [], True),
-    ("Harbor Credit Union in 2019.", "Northwind Bank acquired Harbor Credit Union in 2019.", [], False),
-    ("Cars may cross until midnight.", "The bridge is closed to trucks, and cars may cross until midnight.", [], False),
-    ("The child dose is 250 mg.", "The adult dose is 500 mg and the child dose is 250 mg.", [], False),
+    (
+        "Harbor Credit Union in 2019.",
+        "Northwind Bank acquired Harbor Credit Union in 2019.",
+        [],
+        False,
+    ),
+    (
+        "Cars may cross until midnight.",
+        "The bridge is closed to trucks, and cars may cross until midnight.",
+        [],
+        False,
+    ),
+    (
+        "The child dose is 250 mg.",
+        "The adult dose is 500 mg and the child dose is 250 mg.",
+        [],
+        False,
+    ),
     # required spans
-    ("gold_dining gets $1,500.00 on dining at 5x.", "gold_dining gets $1,500.00 on dining at 5x within its cap.", ["within its cap"], True),
-    ("gold_dining gets $1,500.00 on dining at 5x within its cap.", "gold_dining gets $1,500.00 on dining at 5x within its cap.", ["within its cap"], True),
-    ("gold_dining would start to pay once dining reaches $900.00.", "Adding gold_dining would start to pay once dining reaches $900.00.", ["Adding gold_dining"], True),
+    (
+        "gold_dining gets $1,500.00 on dining at 5x.",
+        "gold_dining gets $1,500.00 on dining at 5x within its cap.",
+        ["within its cap"],
+        True,
+    ),
+    (
+        "gold_dining gets $1,500.00 on dining at 5x within its cap.",
+        "gold_dining gets $1,500.00 on dining at 5x within its cap.",
+        ["within its cap"],
+        True,
+    ),
+    (
+        "gold_dining would start to pay once dining reaches $900.00.",
+        "Adding gold_dining would start to pay once dining reaches $900.00.",
+        ["Adding gold_dining"],
+        True,
+    ),
     # the clause guard and a marker's object
-    ("Refund is due unless the item is damaged.", "No refund is due unless the item is damaged.", [], False),
+    (
+        "Refund is due unless the item is damaged.",
+        "No refund is due unless the item is damaged.",
+        [],
+        False,
+    ),
     ("The tenant shall not sublet.", "The tenant shall not sublet without consent.", [], False),
-    ("The policy covers cargo except cargo.", "The policy covers cargo except cargo declared hazardous.", [], False),
+    (
+        "The policy covers cargo except cargo.",
+        "The policy covers cargo except cargo declared hazardous.",
+        [],
+        False,
+    ),
     ("Refunds are issued.", "Refunds are issued if the item is returned.", [], False),
     ("The device overheats.", "The device rarely overheats.", [], False),
-    ("The board meets on Friday.", "The board meets on Friday; the committee does not meet.", [], False),
-    ("The committee does not meet.", "The board meets on Friday; the committee does not meet.", [], False),
+    (
+        "The board meets on Friday.",
+        "The board meets on Friday; the committee does not meet.",
+        [],
+        False,
+    ),
+    (
+        "The committee does not meet.",
+        "The board meets on Friday; the committee does not meet.",
+        [],
+        False,
+    ),
     ("We don't refund shipping costs.", "We don't refund shipping costs.", [], False),
 ]
 
 
 def _v3() -> dict[str, Any]:
     matcher = AliasMatcher(
-        {"gold_dining": "gold_dining", "Gold Dining": "gold_dining", "flat_two": "flat_two",
-         "dining": "dining"}
+        {
+            "gold_dining": "gold_dining",
+            "Gold Dining": "gold_dining",
+            "flat_two": "flat_two",
+            "dining": "dining",
+        }
     )
     cases = []
     inputs = [(c, p, [], False) for c, p in PREDICATE_CASES] + V3_CASES

@@ -27,9 +27,16 @@ def format_duration(seconds: float) -> str:
 class Progress:
     """Counts finished items out of ``total`` and reports rate and ETA."""
 
-    def __init__(self, total: int, *, label: str = "", stream: TextIO | None = None,
-                 width: int = 24, log_every_s: float = 10.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        total: int,
+        *,
+        label: str = "",
+        stream: TextIO | None = None,
+        width: int = 24,
+        log_every_s: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.total = total
         self.done = 0
         self.label = label
@@ -51,11 +58,12 @@ class Progress:
         filled = round(frac * self.width)
         bar = "#" * filled + "-" * (self.width - filled)
         head = f"{self.label} " if self.label else ""
-        speed = (f"{rate:.2f}/s" if rate >= 1 else
-                 f"{1 / rate:.1f}s each" if rate > 0 else "-/s")
-        return (f"{head}[{bar}] {self.done}/{self.total} {100 * frac:3.0f}% "
-                f"{speed} elapsed {format_duration(elapsed)} "
-                f"ETA {format_duration(eta) if left else '0:00'}")
+        speed = f"{rate:.2f}/s" if rate >= 1 else f"{1 / rate:.1f}s each" if rate > 0 else "-/s"
+        return (
+            f"{head}[{bar}] {self.done}/{self.total} {100 * frac:3.0f}% "
+            f"{speed} elapsed {format_duration(elapsed)} "
+            f"ETA {format_duration(eta) if left else '0:00'}"
+        )
 
     def start(self) -> None:
         """Show the bar at 0 before the first item finishes (a first item can take minutes)."""

@@ -63,8 +63,14 @@ FIGURES: tuple[str, ...] = ("survival.png", "failing_by_gate.png", "cost.png")
 _DIGITS = 6
 _PAPER_GATES = ("evidence", "entity", "number", "claim_type")
 _GATE_HEADS = {
-    "schema": "Schema", "evidence": "Evid.", "entity": "Ent.", "number": "Num.",
-    "claim_type": "Type", "prose": "Prose", "polarity": "Pol.", "duplicate": "Dup.",
+    "schema": "Schema",
+    "evidence": "Evid.",
+    "entity": "Ent.",
+    "number": "Num.",
+    "claim_type": "Type",
+    "prose": "Prose",
+    "polarity": "Pol.",
+    "duplicate": "Dup.",
 }
 
 
@@ -82,25 +88,38 @@ def _round(value: float | None) -> float | None:
 
 def _interval(iv: Interval) -> dict[str, Any]:
     return {
-        "delta": _round(iv.estimate), "low": _round(iv.low), "high": _round(iv.high),
-        "significant": iv.significant, "clusters": iv.clusters, "undefined": iv.undefined,
+        "delta": _round(iv.estimate),
+        "low": _round(iv.low),
+        "high": _round(iv.high),
+        "significant": iv.significant,
+        "clusters": iv.clusters,
+        "undefined": iv.undefined,
     }
 
 
 def _cell(c: CellStats) -> dict[str, Any]:
     k = c.counts
     return {
-        "narrator": c.narrator, "simulated": c.simulated, "variant": c.variant,
-        "profile": c.profile, "pass": pass_label(c.which), "instances": k.instances,
-        "claims": k.claims, "passed": k.passed, "failing_claims": k.failing_claims,
+        "narrator": c.narrator,
+        "simulated": c.simulated,
+        "variant": c.variant,
+        "profile": c.profile,
+        "pass": pass_label(c.which),
+        "instances": k.instances,
+        "claims": k.claims,
+        "passed": k.passed,
+        "failing_claims": k.failing_claims,
         "survival": _round(k.survival),
         "survival_ci": [_round(c.survival_ci.low), _round(c.survival_ci.high)],
         "shipped_per_instance": _round(k.shipped_per_instance),
-        "failing_by_gate": k.failing_by_gate, "gate4_share": _round(k.gate4_share),
-        "gate4_messages_by_type": k.gate4_messages_by_type, "statuses": k.statuses,
+        "failing_by_gate": k.failing_by_gate,
+        "gate4_share": _round(k.gate4_share),
+        "gate4_messages_by_type": k.gate4_messages_by_type,
+        "statuses": k.statuses,
         "repeated_shipped": k.repeated_shipped,
         "cost": {
-            "model_s": _round(k.model_s), "prompt_tokens": k.prompt_tokens,
+            "model_s": _round(k.model_s),
+            "prompt_tokens": k.prompt_tokens,
             "completion_tokens": k.completion_tokens,
             "s_per_verified": _round(k.s_per_verified),
             "tokens_per_verified": _round(k.tokens_per_verified),
@@ -110,9 +129,16 @@ def _cell(c: CellStats) -> dict[str, Any]:
 
 def _comparison(c: Comparison) -> dict[str, Any]:
     return {
-        "kind": c.kind, "narrator": c.narrator, "simulated": c.simulated,
-        "profile": c.profile, "within": c.within, "before": c.before, "after": c.after,
-        "pairs": c.pairs, "survival": _interval(c.survival), "shipped": _interval(c.shipped),
+        "kind": c.kind,
+        "narrator": c.narrator,
+        "simulated": c.simulated,
+        "profile": c.profile,
+        "within": c.within,
+        "before": c.before,
+        "after": c.after,
+        "pairs": c.pairs,
+        "survival": _interval(c.survival),
+        "shipped": _interval(c.shipped),
     }
 
 
@@ -121,7 +147,9 @@ def summary_dict(analysis: Analysis, seeds: Sequence[int]) -> dict[str, Any]:
     return {
         "format": SUMMARY_FORMAT,
         "bootstrap": {
-            "seed": analysis.seed, "resamples": analysis.resamples, "level": analysis.level,
+            "seed": analysis.seed,
+            "resamples": analysis.resamples,
+            "level": analysis.level,
             "clusters": "profile x goal (the graph id's pNN-goal; else the graph)",
             "interval": "percentile",
         },
@@ -157,8 +185,7 @@ def _delta(d: Mapping[str, Any], *, points: bool) -> str:
     est = _signed(d["delta"], scale, digits)
     if d["low"] is None or d["high"] is None:
         return f"{est}{unit} [n/a]"
-    return (f"{est}{unit} [{_signed(d['low'], scale, digits)}, "
-            f"{_signed(d['high'], scale, digits)}]")
+    return f"{est}{unit} [{_signed(d['low'], scale, digits)}, {_signed(d['high'], scale, digits)}]"
 
 
 def _sig(d: Mapping[str, Any]) -> str:
@@ -188,9 +215,15 @@ def _main_table(summary: Mapping[str, Any], profile: str) -> list[str]:
         g for c in summary["cells"] if c["profile"] == profile for g in c["failing_by_gate"]
     )
     gates = gate_order([*gates, *_PAPER_GATES])
-    head = (["Narrator", "Variant"] + [f"Survival {p}" for p in passes] + ["Survival best-of"]
-            + [f"Shipped/inst. {p}" for p in passes] + ["Shipped/inst. best-of"]
-            + [f"{_GATE_HEADS.get(g, g)} ({last})" for g in gates] + [f"Type share ({last})"])
+    head = (
+        ["Narrator", "Variant"]
+        + [f"Survival {p}" for p in passes]
+        + ["Survival best-of"]
+        + [f"Shipped/inst. {p}" for p in passes]
+        + ["Shipped/inst. best-of"]
+        + [f"{_GATE_HEADS.get(g, g)} ({last})" for g in gates]
+        + [f"Type share ({last})"]
+    )
     rows: list[list[str]] = []
     for narrator in (n["name"] for n in summary["narrators"]):
         for variant in summary["variants"]:
@@ -217,14 +250,29 @@ _COMPARISON_HEADS = {
 def _comparison_table(summary: Mapping[str, Any], profile: str, kind: str) -> list[str]:
     """Paired deltas of one kind ("repair" or "variant") under one profile."""
     within, pair, shape = _COMPARISON_HEADS[kind]
-    head = ["Narrator", within, pair, "Pairs", "Δ survival [95% CI]", "Sig.",
-            "Δ shipped/inst. [95% CI]", "Sig."]
+    head = [
+        "Narrator",
+        within,
+        pair,
+        "Pairs",
+        "Δ survival [95% CI]",
+        "Sig.",
+        "Δ shipped/inst. [95% CI]",
+        "Sig.",
+    ]
     rows = [
-        [_label(summary, c["narrator"]), c["within"],
-         shape.format(before=c["before"], after=c["after"]),
-         str(c["pairs"]), _delta(c["survival"], points=True), _sig(c["survival"]),
-         _delta(c["shipped"], points=False), _sig(c["shipped"])]
-        for c in summary["comparisons"] if c["kind"] == kind and c["profile"] == profile
+        [
+            _label(summary, c["narrator"]),
+            c["within"],
+            shape.format(before=c["before"], after=c["after"]),
+            str(c["pairs"]),
+            _delta(c["survival"], points=True),
+            _sig(c["survival"]),
+            _delta(c["shipped"], points=False),
+            _sig(c["shipped"]),
+        ]
+        for c in summary["comparisons"]
+        if c["kind"] == kind and c["profile"] == profile
     ]
     return _table(head, rows)
 
@@ -246,16 +294,30 @@ def _gate4_table(summary: Mapping[str, Any], profile: str) -> list[str]:
             row.append(f"{n} ({_pct(n / total) if total else 'n/a'})")
         rows.append(row)
     rows.append(["Total messages", *(str(t) for t in totals)])
-    rows.append(["Distinct failing claims (gate 4)",
-                 *(str(c["failing_by_gate"].get(GATE4, 0)) for c in cols)])
+    rows.append(
+        [
+            "Distinct failing claims (gate 4)",
+            *(str(c["failing_by_gate"].get(GATE4, 0)) for c in cols),
+        ]
+    )
     return _table(head, rows)
 
 
 def _cost_table(summary: Mapping[str, Any], profile: str) -> list[str]:
     cells = _cells_by(summary)
     passes = ["r0", "best"]
-    head = ["Narrator", "Variant", "Pass", "Verified shipped", "Repeated shipped", "Model s",
-            "Tokens", "s / verified claim", "Tokens / verified claim", "s / claim ÷ constrained"]
+    head = [
+        "Narrator",
+        "Variant",
+        "Pass",
+        "Verified shipped",
+        "Repeated shipped",
+        "Model s",
+        "Tokens",
+        "s / verified claim",
+        "Tokens / verified claim",
+        "s / claim ÷ constrained",
+    ]
     rows: list[list[str]] = []
     for narrator in (n["name"] for n in summary["narrators"]):
         for which in passes:
@@ -267,13 +329,21 @@ def _cost_table(summary: Mapping[str, Any], profile: str) -> list[str]:
                     continue
                 cost = c["cost"]
                 per = cost["s_per_verified"]
-                ratio = (f"{per / base_cost:.4f}" if per is not None and base_cost else "n/a")
-                rows.append([
-                    _label(summary, narrator), variant, which, str(c["passed"]),
-                    str(c.get("repeated_shipped", 0)), _num(cost["model_s"], 1),
-                    str(cost["prompt_tokens"] + cost["completion_tokens"]), _num(per, 2),
-                    _num(cost["tokens_per_verified"], 0), ratio,
-                ])
+                ratio = f"{per / base_cost:.4f}" if per is not None and base_cost else "n/a"
+                rows.append(
+                    [
+                        _label(summary, narrator),
+                        variant,
+                        which,
+                        str(c["passed"]),
+                        str(c.get("repeated_shipped", 0)),
+                        _num(cost["model_s"], 1),
+                        str(cost["prompt_tokens"] + cost["completion_tokens"]),
+                        _num(per, 2),
+                        _num(cost["tokens_per_verified"], 0),
+                        ratio,
+                    ]
+                )
     return _table(head, rows)
 
 
@@ -281,9 +351,17 @@ def _outcome_table(summary: Mapping[str, Any]) -> list[str]:
     statuses = sorted({s for c in summary["cells"] for s in c["statuses"]})
     head = ["Narrator", "Variant", "Profile", "Pass", "Instances", *statuses, "Claims"]
     rows = [
-        [_label(summary, c["narrator"]), c["variant"], c["profile"], c["pass"],
-         str(c["instances"]), *(str(c["statuses"].get(s, 0)) for s in statuses), str(c["claims"])]
-        for c in summary["cells"] if c["pass"] != "best"
+        [
+            _label(summary, c["narrator"]),
+            c["variant"],
+            c["profile"],
+            c["pass"],
+            str(c["instances"]),
+            *(str(c["statuses"].get(s, 0)) for s in statuses),
+            str(c["claims"]),
+        ]
+        for c in summary["cells"]
+        if c["pass"] != "best"
     ]
     return _table(head, rows)
 
@@ -295,14 +373,19 @@ MIN_CLUSTERS = 10
 def _few_clusters_warning(summary: Mapping[str, Any], profile: str) -> list[str]:
     counts = [
         iv["clusters"]
-        for c in summary["comparisons"] if c["profile"] == profile
-        for iv in (c["survival"], c["shipped"]) if iv.get("clusters") is not None
+        for c in summary["comparisons"]
+        if c["profile"] == profile
+        for iv in (c["survival"], c["shipped"])
+        if iv.get("clusters") is not None
     ]
     if not counts or min(counts) >= MIN_CLUSTERS:
         return []
-    return ["", f"**Warning:** some intervals rest on only {min(counts)} clusters. A percentile "
-            f"bootstrap over fewer than {MIN_CLUSTERS} clusters has too few distinct resamples "
-            "to cover reliably: read Sig. as indicative, not as a test."]
+    return [
+        "",
+        f"**Warning:** some intervals rest on only {min(counts)} clusters. A percentile "
+        f"bootstrap over fewer than {MIN_CLUSTERS} clusters has too few distinct resamples "
+        "to cover reliably: read Sig. as indicative, not as a test.",
+    ]
 
 
 def render_markdown(summary: Mapping[str, Any], figures: Sequence[str] = ()) -> str:
@@ -315,8 +398,11 @@ def render_markdown(summary: Mapping[str, Any], figures: Sequence[str] = ()) -> 
         f"Narrators: {names}. Variants: {', '.join(summary['variants']) or 'none'}. "
         f"Profiles: {', '.join(summary['profiles']) or 'none'}. "
         f"Repair passes: {summary['repairs']}. Complete instances: {summary['instances']}"
-        + (f" ({summary['incomplete_instances']} incomplete, left out)."
-           if summary["incomplete_instances"] else "."),
+        + (
+            f" ({summary['incomplete_instances']} incomplete, left out)."
+            if summary["incomplete_instances"]
+            else "."
+        ),
         "",
         "Survival is passing claims over parsed claims (a ratio of sums over instances); "
         "shipped/inst. is verified claims per instance; best-of ships, per instance, the pass "
@@ -329,30 +415,53 @@ def render_markdown(summary: Mapping[str, Any], figures: Sequence[str] = ()) -> 
         "resample. Sig. = the interval excludes zero.",
     ]
     if any(n["simulated"] for n in summary["narrators"]):
-        out += ["", "Rows marked (simulated) come from the scripted simulator, not from a "
-                "language model: they exercise the pipeline and do not measure any model."]
+        out += [
+            "",
+            "Rows marked (simulated) come from the scripted simulator, not from a "
+            "language model: they exercise the pipeline and do not measure any model.",
+        ]
     for profile in summary["profiles"]:
-        out += ["", f"## Profile {profile}", "",
-                "### Survival, shipped claims and failing claims per gate", ""]
+        out += [
+            "",
+            f"## Profile {profile}",
+            "",
+            "### Survival, shipped claims and failing claims per gate",
+            "",
+        ]
         out += _main_table(summary, profile)
         out += ["", "### Paired change after repair", ""]
         out += _comparison_table(summary, profile, "repair")
         out += ["", "### Paired change between prompt variants", ""]
         out += _comparison_table(summary, profile, "variant")
         out += _few_clusters_warning(summary, profile)
-        out += ["", f"### Gate-4 messages per claim type at r{summary['repairs']}", "",
-                "Messages, not claims: a claim that misses two required node types carries "
-                "two messages.", ""]
+        out += [
+            "",
+            f"### Gate-4 messages per claim type at r{summary['repairs']}",
+            "",
+            "Messages, not claims: a claim that misses two required node types carries "
+            "two messages.",
+            "",
+        ]
         out += _gate4_table(summary, profile)
-        out += ["", "### Cost per verified claim", "",
-                "Model seconds and tokens spent up to the pass (best-of: every pass) over the "
-                "verified claims shipped; n/a when nothing shipped. Seconds are recorded "
-                "latencies and depend on the machine's load; tokens do not. Repeated shipped: "
-                "verified claims whose text an earlier verified claim of the pass states.", ""]
+        out += [
+            "",
+            "### Cost per verified claim",
+            "",
+            "Model seconds and tokens spent up to the pass (best-of: every pass) over the "
+            "verified claims shipped; n/a when nothing shipped. Seconds are recorded "
+            "latencies and depend on the machine's load; tokens do not. Repeated shipped: "
+            "verified claims whose text an earlier verified claim of the pass states.",
+            "",
+        ]
         out += _cost_table(summary, profile)
-    out += ["", "## Outcomes per pass", "",
-            "ok: a narration was read; parse_error: output that could not be read; api_error: "
-            "the request failed; carried: no repair call was made, the previous pass stands.", ""]
+    out += [
+        "",
+        "## Outcomes per pass",
+        "",
+        "ok: a narration was read; parse_error: output that could not be read; api_error: "
+        "the request failed; carried: no repair call was made, the previous pass stands.",
+        "",
+    ]
     out += _outcome_table(summary)
     if figures:
         out += ["", "## Figures", ""]
@@ -399,8 +508,7 @@ def _timing_group(records: Sequence[BenchRecord]) -> dict[str, Any]:
             "p95": _r3(_quantile(lat, 0.95)),
             "max": _r3(max(lat)) if lat else None,
         },
-        "tokens": {"prompt": sum(r.usage.prompt_tokens for r in called),
-                   "completion": completion},
+        "tokens": {"prompt": sum(r.usage.prompt_tokens for r in called), "completion": completion},
         "completion_tokens_per_s": round(completion / total, 2) if total > 0 else None,
         "instances_timed": timed,
         "instance_wall_s": round(wall, 3),
@@ -450,8 +558,10 @@ def _bar_groups(ax: Any, groups: Sequence[str], series: Sequence[_Series]) -> No
         xs = [g + (s - (len(series) - 1) / 2) * width for g in range(len(groups))]
         yerr = None
         if errs is not None:
-            yerr = [[max(0.0, v - lo) for v, (lo, _) in zip(values, errs, strict=True)],
-                    [max(0.0, hi - v) for v, (_, hi) in zip(values, errs, strict=True)]]
+            yerr = [
+                [max(0.0, v - lo) for v, (lo, _) in zip(values, errs, strict=True)],
+                [max(0.0, hi - v) for v, (_, hi) in zip(values, errs, strict=True)],
+            ]
         ax.bar(xs, values, width, label=name, yerr=yerr, capsize=2)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups, rotation=30, ha="right", fontsize=7)
@@ -480,15 +590,20 @@ def write_figures(summary: Mapping[str, Any], out_dir: Path) -> list[str]:
     fig, axes = plt.subplots(len(profiles), 1, figsize=size, squeeze=False)
     for ax, profile in zip(axes[:, 0], profiles, strict=True):
         present = [(n, v) for n, v in rows if (n, v, profile, "r0") in cells]
-        labels = [f"{_label(summary, n)}\n{v} (n={cells[(n, v, profile, 'r0')]['instances']})"
-                  for n, v in present]
+        labels = [
+            f"{_label(summary, n)}\n{v} (n={cells[(n, v, profile, 'r0')]['instances']})"
+            for n, v in present
+        ]
         series: list[_Series] = []
         for p in passes:
             cs = [cells.get((n, v, profile, p)) for n, v in present]
             values = [100 * (c["survival"] or 0.0) if c else 0.0 for c in cs]
-            errs = [(100 * (c["survival_ci"][0] or 0.0), 100 * (c["survival_ci"][1] or 0.0))
-                    if c and c["survival_ci"][0] is not None else (v, v)
-                    for c, v in zip(cs, values, strict=True)]
+            errs = [
+                (100 * (c["survival_ci"][0] or 0.0), 100 * (c["survival_ci"][1] or 0.0))
+                if c and c["survival_ci"][0] is not None
+                else (v, v)
+                for c, v in zip(cs, values, strict=True)
+            ]
             series.append((_pass_legend(p), values, errs))
         _bar_groups(ax, labels, series)
         ax.set_title(f"Claim survival, profile {profile} (95% cluster bootstrap)", fontsize=9)
@@ -500,17 +615,34 @@ def write_figures(summary: Mapping[str, Any], out_dir: Path) -> list[str]:
 
     fig, axes = plt.subplots(len(profiles), 1, figsize=size, squeeze=False)
     for ax, profile in zip(axes[:, 0], profiles, strict=True):
-        final = [(n, v, cells[(n, v, profile, last)]) for n, v in rows
-                 if (n, v, profile, last) in cells]
+        final = [
+            (n, v, cells[(n, v, profile, last)]) for n, v in rows if (n, v, profile, last) in cells
+        ]
         gates = gate_order([*_PAPER_GATES, *(g for _, _, c in final for g in c["failing_by_gate"])])
-        bars: list[_Series] = [(f"{_label(summary, n)} {v}", [float(c["failing_by_gate"].get(g, 0))
-                                                  for g in gates], None) for n, v, c in final]
-        _bar_groups(ax, [_GATE_HEADS.get(g, g) for g in gates] or ["(none)"],
-                    bars or [("none", [0.0], None)])
+        bars: list[_Series] = [
+            (
+                f"{_label(summary, n)} {v}",
+                [float(c["failing_by_gate"].get(g, 0)) for g in gates],
+                None,
+            )
+            for n, v, c in final
+        ]
+        _bar_groups(
+            ax,
+            [_GATE_HEADS.get(g, g) for g in gates] or ["(none)"],
+            bars or [("none", [0.0], None)],
+        )
         if not any(v for _, values, _ in bars for v in values):
             ax.set_ylim(0, 1)
-            ax.text(0.5, 0.5, f"no failing claims at {last}", transform=ax.transAxes,
-                    ha="center", va="center", fontsize=10)
+            ax.text(
+                0.5,
+                0.5,
+                f"no failing claims at {last}",
+                transform=ax.transAxes,
+                ha="center",
+                va="center",
+                fontsize=10,
+            )
         ax.set_title(f"Distinct failing claims per gate at {last}, profile {profile}", fontsize=9)
         ax.set_ylabel("failing claims (once per gate)")
         ax.yaxis.get_major_locator().set_params(integer=True)
@@ -538,8 +670,9 @@ def _cost_figure(plt: Any, summary: Mapping[str, Any], path: Path) -> None:
     _bar_groups(ax, labels or ["(none)"], series or [("none", [0.0], None)])
     if any(v > 0 for _, values, _ in series for v in values):
         ax.set_yscale("log")
-    ax.set_title("Model seconds per verified claim shipped (best-of; no bar: none shipped)",
-                 fontsize=9)
+    ax.set_title(
+        "Model seconds per verified claim shipped (best-of; no bar: none shipped)", fontsize=9
+    )
     ax.set_ylabel("seconds per verified claim (log)")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -565,7 +698,10 @@ def _dump(data: Any) -> str:
 
 
 def build_report(
-    results: str | Path, out_dir: str | Path, *, resamples: int = DEFAULT_RESAMPLES,
+    results: str | Path,
+    out_dir: str | Path,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
     figures: bool = True,
 ) -> ReportFiles:
     """Read the results JSONL and write the report files into ``out_dir``.
@@ -589,5 +725,6 @@ def build_report(
     except OSError as exc:
         raise InputError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
     files = ("report.md", "summary.json", "timing.json", *pngs)
-    return ReportFiles(out, files, analysis.instances, len(analysis.incomplete),
-                       loaded.partial_tail)
+    return ReportFiles(
+        out, files, analysis.instances, len(analysis.incomplete), loaded.partial_tail
+    )

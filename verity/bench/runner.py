@@ -100,8 +100,9 @@ RepairFn = Callable[[EvidenceGraph, Narrator, str, str, int], RepairResult]
 def _default_repair_fn() -> RepairFn:
     from verity.llm.repair import narrate_and_verify
 
-    def run(graph: EvidenceGraph, narrator: Narrator, variant: str, profile: str,
-            repairs: int) -> RepairResult:
+    def run(
+        graph: EvidenceGraph, narrator: Narrator, variant: str, profile: str, repairs: int
+    ) -> RepairResult:
         result: RepairResult = narrate_and_verify(
             graph, narrator, variant=variant, profile=profile, repairs=repairs
         )
@@ -195,8 +196,12 @@ def build_card_rewards_graphs(
     wanted = card_rewards_graph_names()
     chosen = set(wanted if limit is None else wanted[:limit])
     if log is not None:
-        print(f"bench: solving {len(chosen)} card-rewards graphs into {out} (no "
-              f"{DEFAULT_GRAPHS} here)", file=log, flush=True)
+        print(
+            f"bench: solving {len(chosen)} card-rewards graphs into {out} (no "
+            f"{DEFAULT_GRAPHS} here)",
+            file=log,
+            flush=True,
+        )
     catalog = load_catalog()
     for profile in load_profiles():
         for goal in GOALS:
@@ -313,7 +318,10 @@ def _verdicts(report: Report | None) -> list[VerdictRecord]:
         return []
     return [
         VerdictRecord(
-            id=v.id, type=v.type, passed=v.passed, codes=[e.code for e in v.errors],
+            id=v.id,
+            type=v.type,
+            passed=v.passed,
+            codes=[e.code for e in v.errors],
             errors=[e.model_dump(mode="json") for e in v.errors],
         )
         for v in report.claims
@@ -324,34 +332,65 @@ def _error(err: Any) -> ErrorInfo | None:
     return None if err is None else ErrorInfo(code=str(err.code), message=str(err.message))
 
 
-def _from_pass(base: Mapping[str, Any], pass_index: int, repair_profile: str | None,
-               result: PassResult, verdicts: dict[str, list[VerdictRecord]],
-               wall: float | None = None) -> BenchRecord:
+def _from_pass(
+    base: Mapping[str, Any],
+    pass_index: int,
+    repair_profile: str | None,
+    result: PassResult,
+    verdicts: dict[str, list[VerdictRecord]],
+    wall: float | None = None,
+) -> BenchRecord:
     attempt = result.attempt
     return BenchRecord(
-        **base, pass_index=pass_index, repair_profile=repair_profile, status=_status(attempt),
-        prompt_hash=attempt.prompt_hash, raw_response=attempt.raw_text,
-        parse_error=_error(attempt.parse_error), error=_error(attempt.api_error),
-        claims=list(result.claims), verdicts=verdicts,
-        usage=TokenUsage(prompt_tokens=attempt.usage.prompt_tokens,
-                         completion_tokens=attempt.usage.completion_tokens),
-        latency_s=max(0.0, attempt.latency_s), finish_reason=attempt.finish_reason,
+        **base,
+        pass_index=pass_index,
+        repair_profile=repair_profile,
+        status=_status(attempt),
+        prompt_hash=attempt.prompt_hash,
+        raw_response=attempt.raw_text,
+        parse_error=_error(attempt.parse_error),
+        error=_error(attempt.api_error),
+        claims=list(result.claims),
+        verdicts=verdicts,
+        usage=TokenUsage(
+            prompt_tokens=attempt.usage.prompt_tokens,
+            completion_tokens=attempt.usage.completion_tokens,
+        ),
+        latency_s=max(0.0, attempt.latency_s),
+        finish_reason=attempt.finish_reason,
         instance_wall_s=wall,
     )
 
 
 def _carried(previous: BenchRecord, pass_index: int, profile: str) -> BenchRecord:
-    return previous.model_copy(update={
-        "pass_index": pass_index, "repair_profile": profile, "status": "carried",
-        "prompt_hash": "", "raw_response": "", "parse_error": None, "error": None,
-        "verdicts": {profile: previous.verdicts[profile]}, "usage": TokenUsage(),
-        "latency_s": 0.0, "finish_reason": None, "instance_wall_s": None,
-    })
+    return previous.model_copy(
+        update={
+            "pass_index": pass_index,
+            "repair_profile": profile,
+            "status": "carried",
+            "prompt_hash": "",
+            "raw_response": "",
+            "parse_error": None,
+            "error": None,
+            "verdicts": {profile: previous.verdicts[profile]},
+            "usage": TokenUsage(),
+            "latency_s": 0.0,
+            "finish_reason": None,
+            "instance_wall_s": None,
+        }
+    )
 
 
 def instance_records(
-    graph: EvidenceGraph, narrator: Narrator, variant: str, profiles: Sequence[str],
-    repairs: int, seed: int, repair_fn: RepairFn, *, lock: threading.Lock | None = None,
+    graph: EvidenceGraph,
+    narrator: Narrator,
+    variant: str,
+    profiles: Sequence[str],
+    repairs: int,
+    seed: int,
+    repair_fn: RepairFn,
+    *,
+    lock: threading.Lock | None = None,
 ) -> list[BenchRecord]:
     """Run one instance under every profile and return its records (pass 0 first).
 
@@ -366,10 +405,14 @@ def instance_records(
     if any(a != firsts[0] for a in firsts):
         raise RuntimeError("the repair loop did not start every profile from the shared first pass")
     base = {
-        "graph_id": graph.graph_id, "cluster": cluster_of(graph.graph_id),
-        "narrator": narrator.name, "variant": variant,
+        "graph_id": graph.graph_id,
+        "cluster": cluster_of(graph.graph_id),
+        "narrator": narrator.name,
+        "variant": variant,
         "simulated": any(p.attempt.simulated for r in results.values() for p in r.passes),
-        "profiles": list(profiles), "repairs": repairs, "seed": seed,
+        "profiles": list(profiles),
+        "repairs": repairs,
+        "seed": seed,
     }
     verdicts0 = {p: _verdicts(results[p].passes[0].report) for p in profiles}
     records = [_from_pass(base, 0, None, results[profiles[0]].passes[0], verdicts0, wall)]
@@ -416,8 +459,10 @@ def prepare_results(
     if not data.strip():
         return {}
     if not resume:
-        raise InputError(f"{path} already holds results; pass --resume to continue that run "
-                         "or choose another --out")
+        raise InputError(
+            f"{path} already holds results; pass --resume to continue that run "
+            "or choose another --out"
+        )
     loaded = parse_record_lines(data, f"results file {path}")
     complete, incomplete = complete_instances(loaded.records)
     kept_records = sum(map(len, complete.values()))
@@ -428,10 +473,13 @@ def prepare_results(
                 loaded.partial_tail
             )
             if len(loaded.records) != kept_records:
-                dropped.append(f"{len(loaded.records) - kept_records} records of "
-                               f"{len(incomplete)} incomplete instance(s), to be rerun")
-            print(f"bench: --resume dropped {' and '.join(dropped)} from {path}",
-                  file=log, flush=True)
+                dropped.append(
+                    f"{len(loaded.records) - kept_records} records of "
+                    f"{len(incomplete)} incomplete instance(s), to be rerun"
+                )
+            print(
+                f"bench: --resume dropped {' and '.join(dropped)} from {path}", file=log, flush=True
+            )
         kept = "".join(record_line(r) for group in complete.values() for r in group)
         _atomic_write(path, kept.encode("utf-8"))
     return complete
@@ -475,8 +523,9 @@ class _Unit:
     graph: EvidenceGraph
 
 
-def _check_settings(done: Mapping[InstanceKey, list[BenchRecord]], plan: BenchPlan,
-                    keys: set[InstanceKey]) -> None:
+def _check_settings(
+    done: Mapping[InstanceKey, list[BenchRecord]], plan: BenchPlan, keys: set[InstanceKey]
+) -> None:
     for key, group in done.items():
         if key not in keys:
             continue
@@ -488,8 +537,12 @@ def _check_settings(done: Mapping[InstanceKey, list[BenchRecord]], plan: BenchPl
             )
 
 
-def _run_units(units: Iterator[_Unit], run_one: Callable[[_Unit], list[BenchRecord]],
-               on_done: Callable[[list[BenchRecord]], None], concurrency: int) -> None:
+def _run_units(
+    units: Iterator[_Unit],
+    run_one: Callable[[_Unit], list[BenchRecord]],
+    on_done: Callable[[list[BenchRecord]], None],
+    concurrency: int,
+) -> None:
     if concurrency == 1:
         for unit in units:
             on_done(run_one(unit))
@@ -549,23 +602,35 @@ def run_bench(
 
     units = [
         _Unit(InstanceKey(names[spec], variant, g.graph_id), spec, g)
-        for g in graphs for spec in plan.narrators for variant in plan.variants
+        for g in graphs
+        for spec in plan.narrators
+        for variant in plan.variants
     ]
     _check_settings(done, plan, {u.key for u in units})
     todo = [u for u in units if u.key not in done]
     if log is not None:
-        print(f"bench: {len(graphs)} graphs x {len(plan.variants)} variants x "
-              f"{len(plan.narrators)} narrator(s) = {len(units)} instances, "
-              f"{len(units) - len(todo)} already done; results in {results}", file=log, flush=True)
+        print(
+            f"bench: {len(graphs)} graphs x {len(plan.variants)} variants x "
+            f"{len(plan.narrators)} narrator(s) = {len(units)} instances, "
+            f"{len(units) - len(todo)} already done; results in {results}",
+            file=log,
+            flush=True,
+        )
 
     fn = repair_fn if repair_fn is not None else _default_repair_fn()
-    locks = {spec: threading.Lock() for spec in plan.narrators
-             if spec.partition(":")[0] == "local"}
+    locks = {spec: threading.Lock() for spec in plan.narrators if spec.partition(":")[0] == "local"}
 
     def run_one(unit: _Unit) -> list[BenchRecord]:
-        return instance_records(unit.graph, built[unit.spec], unit.key.variant,
-                                plan.profiles, plan.repairs, plan.seed, fn,
-                                lock=locks.get(unit.spec))
+        return instance_records(
+            unit.graph,
+            built[unit.spec],
+            unit.key.variant,
+            plan.profiles,
+            plan.repairs,
+            plan.seed,
+            fn,
+            lock=locks.get(unit.spec),
+        )
 
     bar = Progress(len(todo), label="bench", stream=progress) if progress and todo else None
     if bar is not None:

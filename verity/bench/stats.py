@@ -110,9 +110,7 @@ class Instance:
 
 
 def _repeats(record: BenchRecord, verdicts: Sequence[VerdictRecord]) -> int:
-    texts = {
-        c.get("id"): c.get("text") for c in record.claims if isinstance(c, dict)
-    }
+    texts = {c.get("id"): c.get("text") for c in record.claims if isinstance(c, dict)}
     seen: set[str] = set()
     repeats = 0
     for v in verdicts:
@@ -528,9 +526,7 @@ def analyze(
     for narrator in narrators:
         for profile in profiles:
             for variant in variants:
-                group = [
-                    i for i in by_cell.get((narrator, variant), []) if profile in i.passes
-                ]
+                group = [i for i in by_cell.get((narrator, variant), []) if profile in i.passes]
                 if not group:
                     continue
                 for which in whiches:
@@ -540,25 +536,63 @@ def analyze(
                     name = f"cell|{narrator}|{variant}|{profile}|{pass_label(which)}"
                     ci = ratio_interval(
                         ((i.cluster, (p.passed, p.claims)) for i, p in chosen),
-                        resamples=resamples, rng=rng_for(seed, name), level=level,
+                        resamples=resamples,
+                        rng=rng_for(seed, name),
+                        level=level,
                     )
                     spent = [
                         i.passes[profile] if which == "best" else i.passes[profile][: which + 1]
                         for i in group
                     ]
-                    cells.append(CellStats(narrator, simulated[narrator], variant, profile,
-                                           which, count_passes((p for _, p in chosen), spent),
-                                           ci))
+                    cells.append(
+                        CellStats(
+                            narrator,
+                            simulated[narrator],
+                            variant,
+                            profile,
+                            which,
+                            count_passes((p for _, p in chosen), spent),
+                            ci,
+                        )
+                    )
                 comparisons.extend(
-                    _repair_comparisons(narrator, simulated[narrator], variant, profile, group,
-                                        seed=seed, resamples=resamples, level=level)
+                    _repair_comparisons(
+                        narrator,
+                        simulated[narrator],
+                        variant,
+                        profile,
+                        group,
+                        seed=seed,
+                        resamples=resamples,
+                        level=level,
+                    )
                 )
             comparisons.extend(
-                _variant_comparisons(narrator, simulated[narrator], profile, by_cell, whiches,
-                                     seed=seed, resamples=resamples, level=level)
+                _variant_comparisons(
+                    narrator,
+                    simulated[narrator],
+                    profile,
+                    by_cell,
+                    whiches,
+                    seed=seed,
+                    resamples=resamples,
+                    level=level,
+                )
             )
-    return Analysis(narrators, simulated, variants, profiles, repairs, len(instances),
-                    incomplete, cells, comparisons, seed, resamples, level)
+    return Analysis(
+        narrators,
+        simulated,
+        variants,
+        profiles,
+        repairs,
+        len(instances),
+        incomplete,
+        cells,
+        comparisons,
+        seed,
+        resamples,
+        level,
+    )
 
 
 def _unit(before: PassOutcome, after: PassOutcome) -> tuple[float, ...]:
@@ -566,32 +600,58 @@ def _unit(before: PassOutcome, after: PassOutcome) -> tuple[float, ...]:
 
 
 def _repair_comparisons(
-    narrator: str, simulated: bool, variant: str, profile: str, group: list[Instance],
-    *, seed: int, resamples: int, level: float,
+    narrator: str,
+    simulated: bool,
+    variant: str,
+    profile: str,
+    group: list[Instance],
+    *,
+    seed: int,
+    resamples: int,
+    level: float,
 ) -> list[Comparison]:
     out: list[Comparison] = []
     depth = min(len(i.passes[profile]) for i in group)
     for k in range(1, depth):
         name = f"repair|{narrator}|{variant}|{profile}|r{k}"
         units = [(i.cluster, _unit(i.passes[profile][0], i.passes[profile][k])) for i in group]
-        surv, ship = paired_delta(units, resamples=resamples, rng=rng_for(seed, name),
-                                  level=level)
-        out.append(Comparison("repair", narrator, simulated, profile, "r0", f"r{k}", variant,
-                              len(units), surv, ship))
+        surv, ship = paired_delta(units, resamples=resamples, rng=rng_for(seed, name), level=level)
+        out.append(
+            Comparison(
+                "repair",
+                narrator,
+                simulated,
+                profile,
+                "r0",
+                f"r{k}",
+                variant,
+                len(units),
+                surv,
+                ship,
+            )
+        )
     return out
 
 
 def _variant_comparisons(
-    narrator: str, simulated: bool, profile: str,
-    by_cell: Mapping[tuple[str, str], list[Instance]], whiches: Sequence[Which],
-    *, seed: int, resamples: int, level: float,
+    narrator: str,
+    simulated: bool,
+    profile: str,
+    by_cell: Mapping[tuple[str, str], list[Instance]],
+    whiches: Sequence[Which],
+    *,
+    seed: int,
+    resamples: int,
+    level: float,
 ) -> list[Comparison]:
     out: list[Comparison] = []
     for before_v, after_v in _VARIANT_PAIRS:
-        before = {i.key.graph_id: i for i in by_cell.get((narrator, before_v), [])
-                  if profile in i.passes}
-        after = {i.key.graph_id: i for i in by_cell.get((narrator, after_v), [])
-                 if profile in i.passes}
+        before = {
+            i.key.graph_id: i for i in by_cell.get((narrator, before_v), []) if profile in i.passes
+        }
+        after = {
+            i.key.graph_id: i for i in by_cell.get((narrator, after_v), []) if profile in i.passes
+        }
         graphs = sorted(set(before) & set(after))
         if not graphs:
             continue
@@ -604,12 +664,30 @@ def _variant_comparisons(
             label = pass_label(which)
             name = f"variant|{narrator}|{before_v}|{after_v}|{profile}|{label}"
             units = [
-                (before[g].cluster, _unit(select_pass(before[g], profile, which),
-                                          select_pass(after[g], profile, which)))
+                (
+                    before[g].cluster,
+                    _unit(
+                        select_pass(before[g], profile, which),
+                        select_pass(after[g], profile, which),
+                    ),
+                )
                 for g in graphs
             ]
-            surv, ship = paired_delta(units, resamples=resamples, rng=rng_for(seed, name),
-                                      level=level)
-            out.append(Comparison("variant", narrator, simulated, profile, before_v, after_v,
-                                  label, len(units), surv, ship))
+            surv, ship = paired_delta(
+                units, resamples=resamples, rng=rng_for(seed, name), level=level
+            )
+            out.append(
+                Comparison(
+                    "variant",
+                    narrator,
+                    simulated,
+                    profile,
+                    before_v,
+                    after_v,
+                    label,
+                    len(units),
+                    surv,
+                    ship,
+                )
+            )
     return out

@@ -11,7 +11,10 @@ from verity.cli.commands._output import print_json
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("labels", metavar="LABELS.csv", help="CSV with columns item,rater,label")
     parser.add_argument(
-        "--drop", action="append", default=[], metavar="LABEL",
+        "--drop",
+        action="append",
+        default=[],
+        metavar="LABEL",
         help="leave out votes with this label (e.g. UNCLEAR); repeatable",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -36,12 +39,20 @@ def to_dict(result: AgreementResult) -> dict[str, object]:
         "labels": result.labels,
         "items": result.items,
         "pairs": [
-            {"rater_a": p.rater_a, "rater_b": p.rater_b, "items": p.items,
-             "agreement": _num(p.agreement), "cohen_kappa": _num(p.kappa)}
+            {
+                "rater_a": p.rater_a,
+                "rater_b": p.rater_b,
+                "items": p.items,
+                "agreement": _num(p.agreement),
+                "cohen_kappa": _num(p.kappa),
+            }
             for p in result.pairs
         ],
-        "fleiss": {"raters": result.fleiss.raters, "items": result.fleiss.items,
-                   "kappa": _num(result.fleiss.kappa)},
+        "fleiss": {
+            "raters": result.fleiss.raters,
+            "items": result.fleiss.items,
+            "kappa": _num(result.fleiss.kappa),
+        },
     }
 
 
@@ -55,11 +66,13 @@ def render(result: AgreementResult) -> str:
         lines.append(f"{'pair':<{width}}  items  agreement  cohen_kappa")
         for p in result.pairs:
             name = f"{p.rater_a} vs {p.rater_b}"
-            lines.append(f"{name:<{width}}  {p.items:>5}  {_pct(p.agreement):>9}  "
-                         f"{_kappa(p.kappa):>11}")
+            lines.append(
+                f"{name:<{width}}  {p.items:>5}  {_pct(p.agreement):>9}  {_kappa(p.kappa):>11}"
+            )
     f = result.fleiss
-    lines.append(f"fleiss kappa ({f.items} items labelled by all {f.raters} raters): "
-                 f"{_kappa(f.kappa)}")
+    lines.append(
+        f"fleiss kappa ({f.items} items labelled by all {f.raters} raters): {_kappa(f.kappa)}"
+    )
     return "\n".join(lines)
 
 

@@ -44,47 +44,91 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from verity.cli.commands.narrate import scripted_profiles
 
     parser.add_argument(
-        "--narrators", type=_csv, default=("local",), metavar="LIST",
+        "--narrators",
+        type=_csv,
+        default=("local",),
+        metavar="LIST",
         help="comma-separated narrator specs: local, openai:MODEL, scripted[:PROFILE] "
         f"(PROFILE {scripted_profiles()}), replay:FILE (default: local)",
     )
     parser.add_argument(
-        "--variants", type=_csv, default=VARIANTS, metavar="LIST",
+        "--variants",
+        type=_csv,
+        default=VARIANTS,
+        metavar="LIST",
         help=f"comma-separated prompt variants, of {', '.join(VARIANTS)} (default: all)",
     )
     parser.add_argument(
-        "--profiles", type=_csv, default=PROFILES, metavar="LIST",
+        "--profiles",
+        type=_csv,
+        default=PROFILES,
+        metavar="LIST",
         help=f"comma-separated gate profiles, of {', '.join(PROFILES)} (default: all)",
     )
-    parser.add_argument("--graphs", metavar="DIR",
-                        help="directory of evidence graph files (default: "
-                        "./evidence_graphs/card_rewards of a checkout; elsewhere the 150 "
-                        "card-rewards graphs are solved into OUT/graphs)")
-    parser.add_argument("--limit", type=int_in_range(1), metavar="N",
-                        help="run only the first N graphs (by file name)")
-    parser.add_argument("--yes", action="store_true",
-                        help=f"run a real-model plan of more than {CONFIRM_ABOVE} instances "
-                        "without asking for --limit first")
+    parser.add_argument(
+        "--graphs",
+        metavar="DIR",
+        help="directory of evidence graph files (default: "
+        "./evidence_graphs/card_rewards of a checkout; elsewhere the 150 "
+        "card-rewards graphs are solved into OUT/graphs)",
+    )
+    parser.add_argument(
+        "--limit",
+        type=int_in_range(1),
+        metavar="N",
+        help="run only the first N graphs (by file name)",
+    )
+    parser.add_argument(
+        "--yes",
+        action="store_true",
+        help=f"run a real-model plan of more than {CONFIRM_ABOVE} instances "
+        "without asking for --limit first",
+    )
     add_repairs(parser, "repair passes per profile")
-    parser.add_argument("--seed", type=int, default=0, metavar="S",
-                        help="seed of the narrators and of the bootstrap (default: 0)")
-    parser.add_argument("--out", default="bench_results", metavar="DIR",
-                        help=f"output directory: {RESULTS_FILE}, report, figures "
-                        "(default: bench_results)")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the run in --out, skipping finished instances")
-    parser.add_argument("--concurrency", type=int_in_range(1), default=1, metavar="K",
-                        help="instances in flight at once (the local model runs one at a "
-                        "time anyway; default: 1)")
-    parser.add_argument("--report", metavar="DIR",
-                        help=f"only rebuild the report in DIR from DIR/{RESULTS_FILE} "
-                        "(or its .gz)")
-    parser.add_argument("--rescore", metavar="DIR",
-                        help=f"re-verify the recorded claims of DIR/{RESULTS_FILE} (or its .gz) "
-                        "under the current gates, without a model, rewrite the file and "
-                        "rebuild the report (graphs from --graphs or the default)")
-    parser.add_argument("--resamples", type=int_in_range(1), default=DEFAULT_RESAMPLES,
-                        metavar="N", help=f"bootstrap resamples (default: {DEFAULT_RESAMPLES})")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="S",
+        help="seed of the narrators and of the bootstrap (default: 0)",
+    )
+    parser.add_argument(
+        "--out",
+        default="bench_results",
+        metavar="DIR",
+        help=f"output directory: {RESULTS_FILE}, report, figures (default: bench_results)",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --out, skipping finished instances",
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=int_in_range(1),
+        default=1,
+        metavar="K",
+        help="instances in flight at once (the local model runs one at a time anyway; default: 1)",
+    )
+    parser.add_argument(
+        "--report",
+        metavar="DIR",
+        help=f"only rebuild the report in DIR from DIR/{RESULTS_FILE} (or its .gz)",
+    )
+    parser.add_argument(
+        "--rescore",
+        metavar="DIR",
+        help=f"re-verify the recorded claims of DIR/{RESULTS_FILE} (or its .gz) "
+        "under the current gates, without a model, rewrite the file and "
+        "rebuild the report (graphs from --graphs or the default)",
+    )
+    parser.add_argument(
+        "--resamples",
+        type=int_in_range(1),
+        default=DEFAULT_RESAMPLES,
+        metavar="N",
+        help=f"bootstrap resamples (default: {DEFAULT_RESAMPLES})",
+    )
     parser.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_openai_options(parser.add_argument_group("openai:MODEL narrators"))
@@ -127,11 +171,15 @@ def _rescore(args: argparse.Namespace) -> int:
 
 def _print_files(files: ReportFiles, *, figures: bool) -> None:
     note = f" ({files.incomplete} incomplete left out)" if files.incomplete else ""
-    print(f"report of {files.instances} instances{note}: "
-          + ", ".join(str(files.out_dir / f) for f in files.files))
+    print(
+        f"report of {files.instances} instances{note}: "
+        + ", ".join(str(files.out_dir / f) for f in files.files)
+    )
     if figures and not any(f.endswith(".png") for f in files.files) and files.instances:
-        print("verity: figures skipped: matplotlib is not installed "
-              f"({install_hint('bench')})", file=sys.stderr)
+        print(
+            f"verity: figures skipped: matplotlib is not installed ({install_hint('bench')})",
+            file=sys.stderr,
+        )
 
 
 def _graph_count(args: argparse.Namespace) -> int:
@@ -168,24 +216,38 @@ def run(args: argparse.Namespace) -> int:
 
     options = openai_options(args)
     if options and not any(s.startswith("openai:") for s in args.narrators):
-        raise InputError("--base-url, --api-key-env, --response-format, --timeout, --retries "
-                         "and --max-tokens need an openai narrator")
+        raise InputError(
+            "--base-url, --api-key-env, --response-format, --timeout, --retries "
+            "and --max-tokens need an openai narrator"
+        )
     options["notify"] = _notes  # make_narrator hands openai options to openai narrators only
     _confirm(args, _graph_count(args))
-    graphs = find_graphs(args.graphs, args.limit, build_dir=Path(args.out) / "graphs",
-                         log=sys.stderr)
+    graphs = find_graphs(
+        args.graphs, args.limit, build_dir=Path(args.out) / "graphs", log=sys.stderr
+    )
     plan = BenchPlan(
-        narrators=args.narrators, variants=args.variants, profiles=args.profiles,
-        graphs=tuple(graphs), repairs=args.repairs, seed=args.seed,
+        narrators=args.narrators,
+        variants=args.variants,
+        profiles=args.profiles,
+        graphs=tuple(graphs),
+        repairs=args.repairs,
+        seed=args.seed,
         concurrency=args.concurrency,
     )
     outcome = run_bench(
-        plan, args.out, resume=args.resume, openai_options=options,
-        progress=None if args.quiet else sys.stderr, resamples=args.resamples,
-        figures=not args.no_figures, log=sys.stderr,
+        plan,
+        args.out,
+        resume=args.resume,
+        openai_options=options,
+        progress=None if args.quiet else sys.stderr,
+        resamples=args.resamples,
+        figures=not args.no_figures,
+        log=sys.stderr,
     )
-    print(f"{outcome.ran} instances run, {outcome.skipped} already done, "
-          f"{outcome.planned} planned; results in {outcome.results}")
+    print(
+        f"{outcome.ran} instances run, {outcome.skipped} already done, "
+        f"{outcome.planned} planned; results in {outcome.results}"
+    )
     if outcome.report is not None:
         _print_files(outcome.report, figures=not args.no_figures)
     return 0
