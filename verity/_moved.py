@@ -92,7 +92,9 @@ class _MovedFinder(importlib.abc.MetaPathFinder):
         new = new_name(fullname)
         if new is None:
             return None
-        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(new))
+        real = importlib.util.find_spec(new)
+        origin = real.origin if real is not None else None  # python -m sets argv[0] from it
+        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(new), origin=origin)
 
 
 def install() -> None:
