@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from verity.errors import InputError
+from verity.formats import BENCH_RECORD_FORMAT
 from verity.jsonio import path_text, read_bytes
 
 __all__ = [
@@ -47,7 +48,8 @@ __all__ = [
     "record_line",
 ]
 
-RECORD_FORMAT: Literal["verity.bench_record/1"] = "verity.bench_record/1"
+#: Deprecated name of :data:`verity.formats.BENCH_RECORD_FORMAT`.
+RECORD_FORMAT = BENCH_RECORD_FORMAT
 #: ``ok``: a narration was read; ``parse_error``: output could not be read;
 #: ``api_error``: the request failed; ``carried``: no call, the previous pass repeated.
 STATUSES: tuple[str, ...] = ("ok", "parse_error", "api_error", "carried")
@@ -109,7 +111,7 @@ class RecordKey:
 class BenchRecord(_Model):
     """One instance and pass of a benchmark run."""
 
-    format: Literal["verity.bench_record/1"] = RECORD_FORMAT
+    format: Literal["verity.bench_record/1"] = BENCH_RECORD_FORMAT
     graph_id: str = Field(min_length=1)
     cluster: str = Field(min_length=1)
     narrator: str = Field(min_length=1)

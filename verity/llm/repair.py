@@ -35,6 +35,7 @@ from verity.core.profiles import Profile, VerificationFailed, resolve_profile
 from verity.core.report import ClaimVerdict, Report
 from verity.core.verify import verify
 from verity.errors import InputError
+from verity.formats import MAX_REPAIRS
 from verity.llm.narrators.base import Attempt, Narrator, Usage
 from verity.llm.prompts import (
     MAX_PROMPT_NODES,
@@ -54,7 +55,6 @@ __all__ = [
     "review_of",
 ]
 
-MAX_REPAIRS = 3
 #: Most failing claims one repair prompt sends back.
 MAX_REVIEW_CLAIMS = 6
 

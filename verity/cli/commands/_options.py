@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from verity.core.profiles import Profile, extend, load_gates
+from verity.formats import MAX_REPAIRS
 
 __all__ = [
     "add_gates",
@@ -41,9 +42,7 @@ def int_in_range(low: int, high: int | None = None) -> Callable[[str], int]:
 
 
 def add_repairs(parser: argparse.ArgumentParser, what: str = "repair passes") -> None:
-    """``--repairs N``: 0 to :data:`verity.llm.repair.MAX_REPAIRS`, default 1."""
-    from verity.llm.repair import MAX_REPAIRS
-
+    """``--repairs N``: 0 to :data:`verity.formats.MAX_REPAIRS`, default 1."""
     parser.add_argument(
         "--repairs",
         type=int_in_range(0, MAX_REPAIRS),

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
+import sys
 from typing import Any
 
 from verity.core.report import Report
+from verity.jsonio import dumps
 from verity.text.display import one_line
 
 __all__ = [
@@ -43,7 +44,7 @@ def exit_code(claims: int, passed: int) -> int:
 
 
 def print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False))
+    sys.stdout.write(dumps(data))
 
 
 def _short(text: str, limit: int = 100) -> str:
