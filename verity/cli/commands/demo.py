@@ -18,7 +18,8 @@ from verity.cli.commands.narrate import (
     narrator_failure,
     scripted_profiles,
 )
-from verity.cli.demo import DEMO_GOAL, DEMO_PROFILE, DEMO_VARIANT, render_demo, run_demo
+from verity.cli.demo import DEMO_GOAL, DEMO_PROFILE, DEMO_VARIANT, run_demo
+from verity.cli.render import render_demo
 from verity.llm.prompts import VARIANTS
 
 __all__ = ["add_arguments", "run"]

@@ -22,6 +22,7 @@ from verity.backends.card_rewards import (
     load_profiles,
     solve,
 )
+from verity.cli.commands._output import make_dir, write_file, write_or_print
 from verity.errors import InputError
 
 
@@ -56,23 +57,13 @@ def _check_choice(option: str, value: str, choices: tuple[str, ...]) -> str:
     return value
 
 
-def _write(path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
 def _run_all(args: argparse.Namespace, profiles: tuple[Profile, ...]) -> int:
     if args.profile is not None or args.goal is not None or args.out is not None:
         raise InputError("--all takes --out-dir (and --solver), not --profile, --goal or --out")
     if args.out_dir is None:
         raise InputError("--all needs --out-dir DIR")
     out_dir = Path(args.out_dir)
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create {out_dir}: {exc.strerror or exc}") from None
+    make_dir(out_dir)
     catalog = load_catalog()
     total = len(profiles) * len(GOALS)
     live = sys.stderr.isatty()
@@ -81,7 +72,7 @@ def _run_all(args: argparse.Namespace, profiles: tuple[Profile, ...]) -> int:
         for goal in GOALS:
             graph = build_graph(catalog, solve(catalog, profile, goal, args.solver))
             name = graph_file_name(profile, goal)
-            _write(out_dir / name, graph_json(graph))
+            write_file(out_dir / name, graph_json(graph))
             done += 1
             if live:
                 print(f"\roptimize: {done}/{total} {name}", end="", file=sys.stderr, flush=True)
@@ -102,8 +93,5 @@ def run(args: argparse.Namespace) -> int:
     goal = _check_choice("--goal", args.goal, GOALS)
     catalog = load_catalog()
     text = graph_json(build_graph(catalog, solve(catalog, profile, goal, args.solver)))
-    if args.out is None:
-        sys.stdout.write(text)
-    else:
-        _write(Path(args.out), text)
+    write_or_print(text, args.out)
     return 0
