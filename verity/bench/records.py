@@ -32,7 +32,6 @@ from verity.jsonio import path_text, read_bytes
 
 __all__ = [
     "RECORD_FORMAT",
-    "STATUSES",
     "BenchRecord",
     "ErrorInfo",
     "InstanceKey",
@@ -50,9 +49,6 @@ __all__ = [
 
 #: Deprecated name of :data:`verity.formats.BENCH_RECORD_FORMAT`.
 RECORD_FORMAT = BENCH_RECORD_FORMAT
-#: ``ok``: a narration was read; ``parse_error``: output could not be read;
-#: ``api_error``: the request failed; ``carried``: no call, the previous pass repeated.
-STATUSES: tuple[str, ...] = ("ok", "parse_error", "api_error", "carried")
 
 _PROFILE_GOAL = re.compile(r"(?:^|[^A-Za-z0-9])(p\d+)[-_.:]([a-z][a-z0-9_]*?)(?:$|[-.:])")
 
@@ -122,6 +118,8 @@ class BenchRecord(_Model):
     profiles: list[str] = Field(min_length=1)
     repairs: int = Field(ge=0)
     seed: int
+    #: ``ok``: a narration was read; ``parse_error``: output could not be read;
+    #: ``api_error``: the request failed; ``carried``: no call, the previous pass repeated.
     status: Literal["ok", "parse_error", "api_error", "carried"]
     prompt_hash: str = ""
     raw_response: str = ""
