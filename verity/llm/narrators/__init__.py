@@ -11,6 +11,7 @@ repair loop, and :mod:`verity.bench`) does not load the ``openai`` client.
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from verity.errors import InputError
@@ -24,8 +25,7 @@ from verity.llm.narrators.base import (
     parse_output,
 )
 from verity.llm.narrators.replay import RecordingNarrator, ReplayNarrator
-from verity.llm.narrators.scripted import DEFAULT_PROFILE, ErrorProfile, ScriptedNarrator
-from verity.llm.narrators.scripted import PROFILES as SCRIPTED_PROFILES
+from verity.llm.narrators.scripted import DEFAULT_MIX, MIXES, ErrorMix, ScriptedNarrator
 
 if TYPE_CHECKING:
     from verity.llm.narrators.openai_chat import (
@@ -37,11 +37,11 @@ if TYPE_CHECKING:
 __all__ = [
     "API_ERROR_CODES",
     "PARSE_ERROR_CODES",
-    "SCRIPTED_PROFILES",
+    "SCRIPTED_MIXES",
     "AsyncOpenAIChatNarrator",
     "Attempt",
     "AttemptError",
-    "ErrorProfile",
+    "ErrorMix",
     "Narrator",
     "OpenAIChatNarrator",
     "RecordingNarrator",
@@ -61,7 +61,18 @@ _LAZY = {
 }
 
 
+#: The scripted narrator's error mixes by name (``scripted:NAME``).
+SCRIPTED_MIXES = MIXES
+#: Old names, kept for one release: each warns (DeprecationWarning) when it is read.
+_DEPRECATED = {"ErrorProfile": "ErrorMix", "SCRIPTED_PROFILES": "SCRIPTED_MIXES"}
+
+
 def __getattr__(name: str) -> Any:
+    if name in _DEPRECATED:
+        new = _DEPRECATED[name]
+        message = f"verity.llm.narrators.{name} is deprecated; use {new}"
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        return globals()[new]
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(_LAZY[name]), name)
@@ -113,7 +124,7 @@ def narrator_from_spec(spec: str, **options: Any) -> Narrator:
 
         return OpenAIChatNarrator(arg, **_options("openai", options))
     if kind == "scripted":
-        return ScriptedNarrator(arg or DEFAULT_PROFILE, **_options("scripted", options))
+        return ScriptedNarrator(arg or DEFAULT_MIX, **_options("scripted", options))
     if kind == "replay" and arg:
         _options("replay", options)
         return ReplayNarrator(arg)
