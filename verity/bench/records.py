@@ -22,13 +22,16 @@ import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from verity.errors import InputError
 from verity.formats import BENCH_RECORD_FORMAT
 from verity.jsonio import path_text, read_bytes
+
+if TYPE_CHECKING:
+    from verity.core.report import Report
 
 __all__ = [
     "RECORD_FORMAT",
@@ -45,6 +48,7 @@ __all__ = [
     "load_records",
     "parse_record_lines",
     "record_line",
+    "verdict_records",
 ]
 
 #: Deprecated name of :data:`verity.formats.BENCH_RECORD_FORMAT`.
@@ -283,3 +287,19 @@ def complete_instances(
         else:
             incomplete.append(key)
     return complete, incomplete
+
+
+def verdict_records(report: Report | None) -> list[VerdictRecord]:
+    """A report's per-claim verdicts as bench records (none without a report)."""
+    if report is None:
+        return []
+    return [
+        VerdictRecord(
+            id=v.id,
+            type=v.type,
+            passed=v.passed,
+            codes=[e.code for e in v.errors],
+            errors=[e.model_dump(mode="json") for e in v.errors],
+        )
+        for v in report.claims
+    ]
