@@ -345,26 +345,11 @@ def menu_attempt(prompt: Prompt, chosen: list[Any], steps: list[Attempt]) -> Att
         return api_error_attempt(
             prompt, narrator="menu", model="menu", code="api.error", message="no step ran"
         )
-    if not chosen:
-        return Attempt(
-            narrator=last.narrator,
-            model=last.model,
-            graph_id=prompt.graph_id,
-            variant=prompt.variant,
-            pass_index=prompt.pass_index,
-            prompt_hash=prompt.prompt_hash,
-            raw_text=last.raw_text,
-            narration=None,
-            parse_error=last.parse_error,
-            api_error=last.api_error,
-            usage=usage,
-            latency_s=latency,
-            finish_reason=last.finish_reason,
-            retries=retries,
-            simulated=last.simulated,
-        )
-    raw = json.dumps({"claims": chosen}, ensure_ascii=False)
-    narration, error = parse_output(raw, "stop", prompt.graph_id)
+    if chosen:
+        raw = json.dumps({"claims": chosen}, ensure_ascii=False)
+        narration, error = parse_output(raw, "stop", prompt.graph_id)
+    else:
+        raw, narration, error = last.raw_text, None, last.parse_error
     return Attempt(
         narrator=last.narrator,
         model=last.model,
