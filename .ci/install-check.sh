@@ -86,7 +86,7 @@ needs bench verity bench --narrators scripted --limit 2
 needs bench verity bench --report demo
 needs local verity narrate graph.json --narrator local
 needs local verity demo --out-dir demo-local
-needs highs verity optimize --profile 0 --goal no_fee --solver highs
+needs highs verity optimize --spend-profile 0 --goal no_fee --solver highs
 needs serve verity serve --port 0
 needs dask verity verify-stream examples/ narrations.jsonl --engine dask
 

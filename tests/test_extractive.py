@@ -16,7 +16,8 @@ from typing import Any
 import openai
 import pytest
 
-from verity.cli.demo import render_demo, run_demo
+from verity.cli.demo import run_demo
+from verity.cli.render import render_demo
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.menu import menu_facts
 from verity.core.verify import verify

@@ -209,7 +209,7 @@ def test_core_install_names_the_extra_to_install(installed: dict[str, Path]) -> 
         ["bench", "--narrators", "scripted", "--limit", "1"],
         ["bench", "--report", str(cwd)],
         ["narrate", str(ROOT / "examples" / "graph.json"), "--narrator", "local"],
-        ["optimize", "--profile", "0", "--goal", "no_fee", "--solver", "highs"],
+        ["optimize", "--spend-profile", "0", "--goal", "no_fee", "--solver", "highs"],
     ):
         done = _run(verity, cwd, *argv)
         assert done.returncode == 2, (argv, done.stderr)

@@ -19,7 +19,7 @@ from verity.llm.narrators import (
     PARSE_ERROR_CODES,
     AsyncOpenAIChatNarrator,
     Attempt,
-    ErrorProfile,
+    ErrorMix,
     OpenAIChatNarrator,
     RecordingNarrator,
     ReplayNarrator,
@@ -28,7 +28,7 @@ from verity.llm.narrators import (
     narrator_from_spec,
     parse_output,
 )
-from verity.llm.narrators.scripted import PROFILES, valid_claims
+from verity.llm.narrators.scripted import MIXES, valid_claims
 from verity.llm.prompts import Prompt, build_prompt
 
 try:
@@ -321,7 +321,7 @@ ERROR_KINDS = [
 def test_scripted_error_kinds(
     small: EvidenceGraph, kind: str, code: str, paper_passes: bool
 ) -> None:
-    profile = ErrorProfile(kind, max_claims=8, **{kind: 1.0})
+    profile = ErrorMix(kind, max_claims=8, **{kind: 1.0})
     attempt = ScriptedNarrator(profile).narrate(build_prompt(small, "grounded", max_claims=8))
     assert attempt.narration is not None
     strict = verify(small, attempt.narration, "strict")
@@ -356,7 +356,7 @@ def test_scripted_needs_a_graph(prompt: Prompt) -> None:
         ScriptedNarrator().narrate(bare)
     with pytest.raises(InputError, match="unknown scripted profile"):
         ScriptedNarrator("chaotic")
-    assert set(PROFILES) == {"clean", "sloppy", "paper-like"}
+    assert set(MIXES) == {"clean", "sloppy", "paper-like"}
 
 
 # --- record and replay ------------------------------------------------------------------

@@ -12,8 +12,14 @@ def test_all_names_exist_and_are_documented() -> None:
             assert obj.__doc__, f"verity.{name} has no docstring"
 
 
+def _isort_key(name: str) -> tuple[int, str]:
+    # ruff's RUF022 order: CONSTANTS, then Classes, then everything else; each by name.
+    return (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)
+
+
 def test_all_is_sorted_and_unique() -> None:
     assert len(set(verity.__all__)) == len(verity.__all__)
+    assert verity.__all__ == sorted(verity.__all__, key=_isort_key)
 
 
 def test_refusal_is_pinned() -> None:

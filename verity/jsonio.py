@@ -106,6 +106,10 @@ def read_json(path: str | Path, what: str) -> Any:
     return loads(read_text(path, what), f"{what} {path_text(path)}")
 
 
-def dumps(data: Any) -> str:
-    """The canonical serialization: 2-space indent, UTF-8 kept, newline at the end."""
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+def dumps(data: Any, *, sort_keys: bool = False) -> str:
+    """The canonical serialization: 2-space indent, UTF-8 kept, newline at the end.
+
+    Every JSON document verity writes (graphs, reports, schemas, summaries) goes through
+    here; ``sort_keys`` orders object keys (schemas and bench summaries use it).
+    """
+    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=sort_keys) + "\n"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -12,17 +11,25 @@ from verity.backends.sql.spec import SqlSpec
 from verity.core.claims import Narration
 from verity.core.models import GraphModel, RuleSet
 from verity.core.report import Report
+from verity.formats import (
+    GRAPH_FORMAT,
+    NARRATION_FORMAT,
+    REPORT_FORMAT,
+    RULES_FORMAT,
+    SPEC_FORMAT,
+)
+from verity.jsonio import dumps
 
 __all__ = ["SCHEMA_DIR", "SCHEMA_MODELS", "render_schemas"]
 
 SCHEMA_DIR = Path(__file__).parent / "schemas"
 
 SCHEMA_MODELS: dict[str, tuple[type[BaseModel], str]] = {
-    "evidence_graph": (GraphModel, "verity.evidence_graph/1"),
-    "narration": (Narration, "verity.narration/1"),
-    "report": (Report, "verity.report/1"),
-    "rules": (RuleSet, "verity.rules/1"),
-    "sql_spec": (SqlSpec, "verity.sql_spec/1"),
+    "evidence_graph": (GraphModel, GRAPH_FORMAT),
+    "narration": (Narration, NARRATION_FORMAT),
+    "report": (Report, REPORT_FORMAT),
+    "rules": (RuleSet, RULES_FORMAT),
+    "sql_spec": (SqlSpec, SPEC_FORMAT),
 }
 
 
@@ -38,6 +45,6 @@ def _schema(model: type[BaseModel], fmt: str) -> dict[str, Any]:
 def render_schemas() -> dict[str, str]:
     """File stem -> the schema's canonical JSON text."""
     return {
-        name: json.dumps(_schema(model, fmt), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+        name: dumps(_schema(model, fmt), sort_keys=True)
         for name, (model, fmt) in SCHEMA_MODELS.items()
     }

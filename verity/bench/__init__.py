@@ -4,7 +4,7 @@ The submodules that need numpy or matplotlib (``stats``, ``report``, ``runner``)
 imported here, so the CLI starts without them; the constants below are shared.
 """
 
-from verity.llm.repair import MAX_REPAIRS
+from verity.formats import MAX_REPAIRS
 
 __all__ = ["DEFAULT_LEVEL", "DEFAULT_RESAMPLES", "MAX_REPAIRS", "RESULTS_FILE"]
 

@@ -22,16 +22,19 @@ import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from verity.errors import InputError
+from verity.formats import BENCH_RECORD_FORMAT
 from verity.jsonio import path_text, read_bytes
+
+if TYPE_CHECKING:
+    from verity.core.report import Report
 
 __all__ = [
     "RECORD_FORMAT",
-    "STATUSES",
     "BenchRecord",
     "ErrorInfo",
     "InstanceKey",
@@ -45,12 +48,11 @@ __all__ = [
     "load_records",
     "parse_record_lines",
     "record_line",
+    "verdict_records",
 ]
 
-RECORD_FORMAT: Literal["verity.bench_record/1"] = "verity.bench_record/1"
-#: ``ok``: a narration was read; ``parse_error``: output could not be read;
-#: ``api_error``: the request failed; ``carried``: no call, the previous pass repeated.
-STATUSES: tuple[str, ...] = ("ok", "parse_error", "api_error", "carried")
+#: Deprecated name of :data:`verity.formats.BENCH_RECORD_FORMAT`.
+RECORD_FORMAT = BENCH_RECORD_FORMAT
 
 _PROFILE_GOAL = re.compile(r"(?:^|[^A-Za-z0-9])(p\d+)[-_.:]([a-z][a-z0-9_]*?)(?:$|[-.:])")
 
@@ -109,7 +111,7 @@ class RecordKey:
 class BenchRecord(_Model):
     """One instance and pass of a benchmark run."""
 
-    format: Literal["verity.bench_record/1"] = RECORD_FORMAT
+    format: Literal["verity.bench_record/1"] = BENCH_RECORD_FORMAT
     graph_id: str = Field(min_length=1)
     cluster: str = Field(min_length=1)
     narrator: str = Field(min_length=1)
@@ -120,6 +122,8 @@ class BenchRecord(_Model):
     profiles: list[str] = Field(min_length=1)
     repairs: int = Field(ge=0)
     seed: int
+    #: ``ok``: a narration was read; ``parse_error``: output could not be read;
+    #: ``api_error``: the request failed; ``carried``: no call, the previous pass repeated.
     status: Literal["ok", "parse_error", "api_error", "carried"]
     prompt_hash: str = ""
     raw_response: str = ""
@@ -283,3 +287,19 @@ def complete_instances(
         else:
             incomplete.append(key)
     return complete, incomplete
+
+
+def verdict_records(report: Report | None) -> list[VerdictRecord]:
+    """A report's per-claim verdicts as bench records (none without a report)."""
+    if report is None:
+        return []
+    return [
+        VerdictRecord(
+            id=v.id,
+            type=v.type,
+            passed=v.passed,
+            codes=[e.code for e in v.errors],
+            errors=[e.model_dump(mode="json") for e in v.errors],
+        )
+        for v in report.claims
+    ]

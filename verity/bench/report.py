@@ -24,7 +24,6 @@ Results from simulated narrators are marked ``(simulated)`` wherever a narrator 
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
@@ -45,6 +44,8 @@ from verity.bench.stats import (
     pass_label,
 )
 from verity.errors import InputError
+from verity.formats import BENCH_SUMMARY_FORMAT, BENCH_TIMING_FORMAT
+from verity.jsonio import dumps
 
 __all__ = [
     "FIGURES",
@@ -58,7 +59,7 @@ __all__ = [
     "write_figures",
 ]
 
-SUMMARY_FORMAT = "verity.bench_summary/1"
+SUMMARY_FORMAT = BENCH_SUMMARY_FORMAT
 FIGURES: tuple[str, ...] = ("survival.png", "failing_by_gate.png", "cost.png")
 _DIGITS = 6
 _PAPER_GATES = ("evidence", "entity", "number", "claim_type")
@@ -527,7 +528,7 @@ def timing_dict(records: Sequence[BenchRecord]) -> dict[str, Any]:
     for r in records:
         groups.setdefault(f"{narrator_label(r.narrator, r.simulated)} | {r.variant}", []).append(r)
     return {
-        "format": "verity.bench_timing/1",
+        "format": BENCH_TIMING_FORMAT,
         "note": "latency_s is time inside the narrator call; instance_wall_s covers every "
         "pass of an instance under every profile, verification included",
         "overall": _timing_group(records),
@@ -694,7 +695,7 @@ class ReportFiles:
 
 
 def _dump(data: Any) -> str:
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return dumps(data, sort_keys=True)
 
 
 def build_report(

@@ -14,7 +14,13 @@ import gzip
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from verity.bench.records import BenchRecord, VerdictRecord, load_records, record_line
+from verity.bench.records import (
+    BenchRecord,
+    VerdictRecord,
+    load_records,
+    record_line,
+    verdict_records,
+)
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.verify import verify
 from verity.errors import InputError
@@ -24,17 +30,9 @@ __all__ = ["rescore_file", "rescore_records"]
 
 
 def _verdicts(graph: EvidenceGraph, claims: Sequence[object], profile: str) -> list[VerdictRecord]:
-    report = verify(graph, {"graph_id": graph.graph_id, "claims": list(claims)}, profile)
-    return [
-        VerdictRecord(
-            id=v.id,
-            type=v.type,
-            passed=v.passed,
-            codes=[e.code for e in v.errors],
-            errors=[e.model_dump(mode="json") for e in v.errors],
-        )
-        for v in report.claims
-    ]
+    return verdict_records(
+        verify(graph, {"graph_id": graph.graph_id, "claims": list(claims)}, profile)
+    )
 
 
 def rescore_records(

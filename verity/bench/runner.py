@@ -41,6 +41,7 @@ from verity.bench.records import (
     complete_instances,
     parse_record_lines,
     record_line,
+    verdict_records,
 )
 from verity.bench.report import ReportFiles, build_report
 from verity.core.gates import PROFILES
@@ -313,21 +314,6 @@ def _status(attempt: Attempt) -> str:
     return "ok"
 
 
-def _verdicts(report: Report | None) -> list[VerdictRecord]:
-    if report is None:
-        return []
-    return [
-        VerdictRecord(
-            id=v.id,
-            type=v.type,
-            passed=v.passed,
-            codes=[e.code for e in v.errors],
-            errors=[e.model_dump(mode="json") for e in v.errors],
-        )
-        for v in report.claims
-    ]
-
-
 def _error(err: Any) -> ErrorInfo | None:
     return None if err is None else ErrorInfo(code=str(err.code), message=str(err.message))
 
@@ -414,14 +400,14 @@ def instance_records(
         "repairs": repairs,
         "seed": seed,
     }
-    verdicts0 = {p: _verdicts(results[p].passes[0].report) for p in profiles}
+    verdicts0 = {p: verdict_records(results[p].passes[0].report) for p in profiles}
     records = [_from_pass(base, 0, None, results[profiles[0]].passes[0], verdicts0, wall)]
     for p in profiles:
         passes = results[p].passes
         previous = records[0]
         for k in range(1, repairs + 1):
             if k < len(passes):
-                rec = _from_pass(base, k, p, passes[k], {p: _verdicts(passes[k].report)})
+                rec = _from_pass(base, k, p, passes[k], {p: verdict_records(passes[k].report)})
             else:
                 rec = _carried(previous, k, p)
             records.append(rec)

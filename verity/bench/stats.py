@@ -36,6 +36,7 @@ import numpy.typing as npt
 from verity.bench import DEFAULT_LEVEL, DEFAULT_RESAMPLES
 from verity.bench.records import BenchRecord, InstanceKey, VerdictRecord, complete_instances
 from verity.core.gates import GATE_NAMES
+from verity.llm.claim_ids import best_index
 from verity.llm.prompts import VARIANTS
 
 __all__ = [
@@ -157,11 +158,7 @@ def instances_from_records(
 
 def best_pass(passes: Sequence[PassOutcome]) -> int:
     """Index of the pass with the most verified claims; the earliest on a tie."""
-    best = 0
-    for i, p in enumerate(passes):
-        if p.passed > passes[best].passed:
-            best = i
-    return best
+    return best_index([p.passed for p in passes])
 
 
 def select_pass(instance: Instance, profile: str, which: Which) -> PassOutcome:

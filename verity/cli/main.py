@@ -20,6 +20,7 @@ from verity.cli.commands._output import (
     EXIT_UNREACHABLE,
 )
 from verity.errors import VerityError
+from verity.text.display import one_line
 
 __all__ = [
     "EXIT_ALL_VERIFIED",
@@ -90,17 +91,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(run(args))
     except VerityError as exc:
-        print(f"verity: error: {_one_line(str(exc))}", file=sys.stderr)
+        print(f"verity: error: {one_line(exc, sys.maxsize) or 'unusable input'}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("verity: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split()) or "unusable input"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from verity.core.gate_error import GateError
 from verity.core.trusted import trusted
 from verity.errors import InputError
+from verity.formats import NARRATION_FORMAT
 
 __all__ = [
     "CLAIM_FIELDS",
@@ -30,7 +31,6 @@ __all__ = [
     "parse_narration",
 ]
 
-NARRATION_FORMAT: Literal["verity.narration/1"] = "verity.narration/1"
 #: Longest claim text accepted, in characters; longer texts fail ``schema.too_long``.
 MAX_CLAIM_TEXT = 10_000
 #: Most items accepted in one claim's id, entity or number list.

@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from verity.formats import GRAPH_FORMAT, RULES_FORMAT
+
 __all__ = [
     "GRAPH_FORMAT",
     "RULES_FORMAT",
@@ -22,9 +24,6 @@ __all__ = [
     "Rule",
     "RuleSet",
 ]
-
-GRAPH_FORMAT = "verity.evidence_graph/1"
-RULES_FORMAT = "verity.rules/1"
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 TypeName = Annotated[str, StringConstraints(min_length=1, max_length=128)]

@@ -29,12 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verity.core.claims import NARRATION_FORMAT
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.profiles import Profile, VerificationFailed, resolve_profile
 from verity.core.report import ClaimVerdict, Report
 from verity.core.verify import verify
 from verity.errors import InputError
+from verity.formats import MAX_REPAIRS, NARRATION_FORMAT
+from verity.llm.claim_ids import best_index, renumber
 from verity.llm.narrators.base import Attempt, Narrator, Usage
 from verity.llm.prompts import (
     MAX_PROMPT_NODES,
@@ -54,7 +55,6 @@ __all__ = [
     "review_of",
 ]
 
-MAX_REPAIRS = 3
 #: Most failing claims one repair prompt sends back.
 MAX_REVIEW_CLAIMS = 6
 
@@ -126,7 +126,7 @@ class NarrationResult:
         """Every failing claim of every pass: (pass index, verdict, the claim as written)."""
         out: list[tuple[int, ClaimVerdict, Any]] = []
         for p in self.passes:
-            claims = _claims_of(p)
+            claims = _pass_claims(p)
             out.extend(
                 (p.index, v, claims[v.index] if v.index < len(claims) else None)
                 for v in p.report.claims
@@ -153,7 +153,7 @@ class NarrationResult:
         }
 
 
-def _claims_of(p: Pass) -> list[Any]:
+def _pass_claims(p: Pass) -> list[Any]:
     return list(p.claims)
 
 
@@ -161,7 +161,7 @@ def best_of(passes: Sequence[Pass]) -> Pass:
     """The pass with the most verified claims; the earliest on a tie."""
     if not passes:
         raise InputError("best_of needs at least one pass")
-    return max(passes, key=lambda p: (len(p.report.shipped), -p.index))
+    return passes[best_index([len(p.report.shipped) for p in passes])]
 
 
 def _narration(graph_id: str, claims: Sequence[Any]) -> dict[str, Any]:
@@ -212,7 +212,7 @@ def review_of(graph: EvidenceGraph, prompt: Prompt, p: Pass) -> dict[str, Any] |
     """
     if p.attempt.api_error is not None:
         return None
-    claims = _claims_of(p)
+    claims = _pass_claims(p)
     seen: set[str] = set()
     items: list[dict[str, Any]] = []
     for v in p.report.claims:
@@ -246,6 +246,62 @@ def _settled(p: Pass) -> str:
     return "all_verified" if p.report.summary.all_claims_verified else "only_duplicates_failed"
 
 
+def _first_pass(g: EvidenceGraph, narrator: Narrator, base: Prompt, profile: str | Profile) -> Pass:
+    """Pass 0: the variant's prompt, its narration verified as it is."""
+    attempt = narrator.narrate(base)
+    claims = attempt.claims
+    ids = tuple(c["id"] if isinstance(c, dict) else f"#{i}" for i, c in enumerate(claims))
+    report = verify(g, _narration(g.graph_id, claims), profile, on_fail="filter")
+    return Pass(0, base, attempt, report, tuple(claims), (), ids)
+
+
+def _stop_or_review(
+    g: EvidenceGraph, base: Prompt, last: Pass, repairs: int
+) -> str | dict[str, Any]:
+    """After pass ``last``: why the loop stops (a str), or the review the next repair sends."""
+    if last.attempt.api_error is not None:
+        return "api_error"
+    if not repairs:
+        return "no_repairs"
+    review = review_of(g, base, last)
+    if review is None:
+        return _settled(last)
+    if last.index >= repairs:
+        return "repairs_exhausted"
+    return review
+
+
+def _repair_prompt(base: Prompt, review: dict[str, Any], passes: Sequence[Pass]) -> Prompt:
+    last = passes[-1]
+    return build_repair_prompt(
+        base,
+        review,
+        previous_output=last.attempt.raw_text,
+        pass_index=last.index + 1,
+        max_claims=len(review["failing_claims"]) or base.max_claims,
+        stated=[c for p in passes for c in p.claims],
+    )
+
+
+def _repair_pass(
+    g: EvidenceGraph,
+    narrator: Narrator,
+    prompt: Prompt,
+    passes: Sequence[Pass],
+    profile: str | Profile,
+) -> Pass:
+    """A repair pass: the last pass's shipped claims kept, the replacements numbered on."""
+    last = passes[-1]
+    attempt = narrator.narrate(prompt)
+    kept = [c.model_dump(mode="json") for c in last.report.shipped]
+    next_id = 1 + sum(len(p.replacement_ids) for p in passes)
+    new = renumber(attempt.claims, next_id)
+    new_ids = tuple(f"c{next_id + j}" for j in range(len(new)))
+    report = verify(g, _narration(g.graph_id, kept + new), profile, on_fail="filter")
+    kept_ids = tuple(c["id"] for c in kept)
+    return Pass(last.index + 1, prompt, attempt, report, (*kept, *new), kept_ids, new_ids)
+
+
 def narrate_and_verify(
     graph: EvidenceGraph | Mapping[str, Any] | str | Path,
     narrator: Narrator,
@@ -266,53 +322,17 @@ def narrate_and_verify(
     started = time.perf_counter()
     g = load_graph(graph)
     base = build_prompt(g, variant, max_nodes=max_nodes)
-    attempt = narrator.narrate(base)
-    claims = attempt.claims
-    ids = tuple(c["id"] if isinstance(c, dict) else f"#{i}" for i, c in enumerate(claims))
-    report = verify(g, _narration(g.graph_id, claims), profile, on_fail="filter")
-    passes = [Pass(0, base, attempt, report, tuple(claims), (), ids)]
-    next_id = len(claims) + 1
-    stop = "repairs_exhausted" if repairs else "no_repairs"
-    for k in range(1, repairs + 1):
-        last = passes[-1]
-        if last.attempt.api_error is not None:
-            stop = "api_error"
+    passes = [_first_pass(g, narrator, base, profile)]
+    while True:
+        step = _stop_or_review(g, base, passes[-1], repairs)
+        if isinstance(step, str):
+            stop = step
             break
-        review = review_of(g, base, last)
-        if review is None:
-            stop = _settled(last)
-            break
-        n_failing = len(review["failing_claims"])
-        prompt = build_repair_prompt(
-            base,
-            review,
-            previous_output=last.attempt.raw_text,
-            pass_index=k,
-            max_claims=n_failing or base.max_claims,
-            stated=[c for p in passes for c in p.claims],
-        )
+        prompt = _repair_prompt(base, step, passes)
         if base.menu and not prompt.menu:
             stop = "menu_exhausted"
             break
-        attempt = narrator.narrate(prompt)
-        kept = [c.model_dump(mode="json") for c in last.report.shipped]
-        new = [
-            {"id": f"c{next_id + j}", **{key: v for key, v in c.items() if key != "id"}}
-            if isinstance(c, dict)
-            else c
-            for j, c in enumerate(attempt.claims)
-        ]
-        new_ids = tuple(f"c{next_id + j}" for j in range(len(new)))
-        next_id += len(new)
-        report = verify(g, _narration(g.graph_id, kept + new), profile, on_fail="filter")
-        passes.append(
-            Pass(k, prompt, attempt, report, (*kept, *new), tuple(c["id"] for c in kept), new_ids)
-        )
-    else:
-        if passes[-1].attempt.api_error is not None:
-            stop = "api_error"
-        elif repairs and review_of(g, base, passes[-1]) is None:
-            stop = _settled(passes[-1])
+        passes.append(_repair_pass(g, narrator, prompt, passes, profile))
     if policy == "raise" and passes[-1].report.summary.removed:
         raise VerificationFailed(passes[-1].report)
     return NarrationResult(

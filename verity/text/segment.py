@@ -201,33 +201,34 @@ def _soft_boundary(text: str, match: re.Match[str], matcher: AliasMatcher | None
     chunks = before.split()
     # In unspaced scripts the word is what follows the last CJK character: 彼女はJ -> J.
     word = _CJK_RUN.split(chunks[-1])[-1].lstrip(_OPENERS).rstrip(_CLOSERS)
-    return not _period_is_not_final(text, match.start(), word, chunks, after)
+    return _period_ends_sentence(text, match.start(), word, chunks, after)
 
 
-def _period_is_not_final(text: str, period: int, word: str, chunks: list[str], after: str) -> bool:
-    """True when the single period after ``word`` belongs to an abbreviation or a number."""
+def _period_ends_sentence(text: str, period: int, word: str, chunks: list[str], after: str) -> bool:
+    """True when the single period after ``word`` ends a sentence: it belongs to no
+    abbreviation and no number."""
     key = word.casefold()
     elided = key.rsplit("'", 1)[-1].rsplit("’", 1)[-1]  # l'art. -> art
     if key in ABBREVIATIONS or elided in ABBREVIATIONS:
-        return True
+        return False
     next_is_digit = after[0].isdigit()
     if next_is_digit and (
         key in ABBREVIATIONS_BEFORE_NUMBER
         or elided in ABBREVIATIONS_BEFORE_NUMBER
         or key.endswith("str")  # German street names: Hauptstr. 5
     ):
-        return True
+        return False
     if _INITIALS.fullmatch(word) is not None:
-        return key not in _SENTENCE_FINAL_INITIALISMS
+        return key in _SENTENCE_FINAL_INITIALISMS
     if word.isdigit() and len(word) <= 3:
         if _at_line_start(text, period - len(word)):
-            return True  # a numbered list item: "1. Groceries"
+            return False  # a numbered list item: "1. Groceries"
         next_word = after.split(maxsplit=1)[0].rstrip(",.;:").casefold()
         if next_word in _MONTHS:
-            return True
+            return False
         if len(chunks) >= 2 and chunks[-2].casefold() in _ORDINAL_CUES:
-            return True
-    return False
+            return False
+    return True
 
 
 def _at_line_start(text: str, pos: int) -> bool:

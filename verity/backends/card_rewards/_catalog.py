@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from verity.errors import InputError
+from verity.formats import CATALOG_FORMAT
 
 __all__ = [
     "CATALOG_FORMAT",
@@ -31,7 +32,6 @@ __all__ = [
     "read_package_json",
 ]
 
-CATALOG_FORMAT = "verity.card_catalog/1"
 
 #: Spending categories, in the order every output lists them.
 CATEGORIES: tuple[str, ...] = ("dining", "groceries", "travel", "gas", "online", "other_spend")

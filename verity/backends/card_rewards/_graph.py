@@ -67,11 +67,12 @@ from verity.backends.card_rewards._format import (
     point_value,
 )
 from verity.backends.card_rewards._model import Solution, card_limit, eligible_cards
+from verity.formats import GRAPH_FORMAT
+from verity.jsonio import dumps
 
 __all__ = ["CATEGORY_ALIASES", "DOMAIN", "MAX_THRESHOLD_SPEND", "build_graph", "graph_json"]
 
 DOMAIN = "card_rewards"
-FORMAT = "verity.evidence_graph/1"
 #: Thresholds beyond this annual spend in one category are not reported.
 MAX_THRESHOLD_SPEND = Decimal(250_000)
 
@@ -613,7 +614,7 @@ def build_graph(catalog: Catalog, solution: Solution) -> dict[str, Any]:
         if fee_id in fee_ids:
             edges.append(_edge(node["id"], fee_id, "revisits"))
     return {
-        "format": FORMAT,
+        "format": GRAPH_FORMAT,
         "graph_id": f"{DOMAIN}-{solution.profile.id}-{solution.goal}",
         "domain": DOMAIN,
         "entities": _entities(card_ids, catalog),
@@ -634,5 +635,5 @@ def build_graph(catalog: Catalog, solution: Solution) -> dict[str, Any]:
 
 
 def graph_json(graph: Mapping[str, Any]) -> str:
-    """The canonical text of a graph: 2-space indent, UTF-8 kept, final newline."""
-    return json.dumps(graph, indent=2, ensure_ascii=False) + "\n"
+    """The canonical text of a graph (:func:`verity.jsonio.dumps`)."""
+    return dumps(graph)

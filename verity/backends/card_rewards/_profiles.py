@@ -16,10 +16,11 @@ from typing import Any
 
 from verity.backends.card_rewards._catalog import CATEGORIES, read_package_json
 from verity.errors import InputError
+from verity.formats import SPEND_PROFILES_FORMAT
 
 __all__ = ["PROFILES_FORMAT", "Profile", "load_profiles", "parse_profiles"]
 
-PROFILES_FORMAT = "verity.spend_profiles/1"
+PROFILES_FORMAT = SPEND_PROFILES_FORMAT
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,8 +51,8 @@ from verity.backends.sql.spec import (
     sample_spec,
 )
 from verity.core.graph import EvidenceGraph, load_graph
-from verity.core.models import GRAPH_FORMAT
 from verity.extras import install_hint
+from verity.formats import GRAPH_FORMAT
 from verity.text.aliases import AliasMatcher
 from verity.text.align import POLARITY_MARKERS
 from verity.text.normalize import normalize

@@ -34,6 +34,7 @@ from pydantic import (
 
 from verity.core.models import Rule
 from verity.errors import InputError
+from verity.formats import SPEC_FORMAT
 from verity.jsonio import loads, read_json
 
 __all__ = [
@@ -52,7 +53,6 @@ __all__ = [
     "template_fields",
 ]
 
-SPEC_FORMAT = "verity.sql_spec/1"
 
 NumberFormat = Literal["money", "integer", "percent", "plain"]
 

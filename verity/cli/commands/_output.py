@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import json
+import sys
+from pathlib import Path
 from typing import Any
 
 from verity.core.report import Report
+from verity.errors import InputError
+from verity.jsonio import dumps
 from verity.text.display import one_line
 
 __all__ = [
@@ -16,8 +19,11 @@ __all__ = [
     "EXIT_UNREACHABLE",
     "UNREACHABLE_CODES",
     "exit_code",
+    "make_dir",
     "print_json",
     "render_report",
+    "write_file",
+    "write_or_print",
 ]
 
 #: Every claim verified.
@@ -43,11 +49,32 @@ def exit_code(claims: int, passed: int) -> int:
 
 
 def print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False))
+    sys.stdout.write(dumps(data))
 
 
-def _short(text: str, limit: int = 100) -> str:
-    return one_line(text, limit)
+def make_dir(path: Path) -> None:
+    """Create ``path`` (and its parents) unless it exists, with a one-line error."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create {path}: {exc.strerror or exc}") from None
+
+
+def write_file(path: Path, text: str) -> Path:
+    """Write ``text`` as UTF-8 to ``path``, with a one-line error; returns ``path``."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return path
+
+
+def write_or_print(text: str, out: str | None) -> None:
+    """Write ``text`` to the file ``out``, or to standard output when it is None."""
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        write_file(Path(out), text)
 
 
 #: Error codes whose ``expected`` lists the nearest valid values.
@@ -74,9 +101,9 @@ def render_report(report: Report) -> str:
         mark = "PASS" if verdict.passed else "FAIL"
         kind = verdict.type or "?"
         text = verdict.text or ""
-        lines.append(f"  {mark} {verdict.id} [{kind}] {_short(text)}".rstrip())
+        lines.append(f"  {mark} {verdict.id} [{kind}] {one_line(text, 100)}".rstrip())
         for err in verdict.errors:
-            lines.append(f"       {err.code}: {_short(err.message, 160)}{_did_you_mean(err)}")
+            lines.append(f"       {err.code}: {one_line(err.message, 160)}{_did_you_mean(err)}")
     failing = ", ".join(f"{k} {v}" for k, v in s.failing_by_gate.items() if v)
     if failing:
         lines.append(f"failing claims by gate: {failing}")

@@ -41,7 +41,7 @@ def _csv(text: str) -> tuple[str, ...]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from verity.cli.commands.narrate import scripted_profiles
+    from verity.cli.commands.narrate import scripted_mixes
 
     parser.add_argument(
         "--narrators",
@@ -49,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=("local",),
         metavar="LIST",
         help="comma-separated narrator specs: local, openai:MODEL, scripted[:PROFILE] "
-        f"(PROFILE {scripted_profiles()}), replay:FILE (default: local)",
+        f"(PROFILE {scripted_mixes()}), replay:FILE (default: local)",
     )
     parser.add_argument(
         "--variants",

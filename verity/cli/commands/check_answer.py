@@ -19,10 +19,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
-def _short(text: str, limit: int = 100) -> str:
-    return one_line(text, limit)
-
-
 def render(result: AnswerResult) -> str:
     """A readable per-sentence summary of an answer check."""
     lines = [
@@ -32,10 +28,10 @@ def render(result: AnswerResult) -> str:
     ]
     for claim in result.claims:
         if claim.supported:
-            lines.append(f"  KEEP   [{claim.passage_id}] {_short(claim.text)}")
+            lines.append(f"  KEEP   [{claim.passage_id}] {one_line(claim.text, 100)}")
             continue
         closest = claim.closest_passage_id or "-"
-        lines.append(f"  REMOVE [{claim.reason}; closest {closest}] {_short(claim.text)}")
+        lines.append(f"  REMOVE [{claim.reason}; closest {closest}] {one_line(claim.text, 100)}")
         for loss in claim.dropped:
             lines.append(
                 f"         marker {loss.marker!r}: {loss.span_count} in passage span,"

@@ -4,21 +4,31 @@ Exits as ``verity verify graph.json narration.json`` on the files it writes: 0 e
 final claim verified, 1 some removed and at least one shipped, 3 nothing shipped (the
 refusal); 4 when the narrator could not be reached; 2 when it cannot run (for example
 without the ``verity-evidence[local]`` extra).
+
+``--spend-profile N`` picks the card-rewards spending profile (the gates are always
+``strict``); ``--profile N`` is its deprecated spelling for one release, with a note on
+stderr, as for ``verity optimize``.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from verity.cli.commands._options import add_openai_options, add_repairs
+from verity.cli.commands._options import (
+    add_openai_options,
+    add_repairs,
+    add_spend_profile,
+    spend_profile,
+)
 from verity.cli.commands._output import exit_code
 from verity.cli.commands.narrate import (
     NARRATOR_HELP,
     build_narrator,
     narrator_failure,
-    scripted_profiles,
+    scripted_mixes,
 )
-from verity.cli.demo import DEMO_GOAL, DEMO_PROFILE, DEMO_VARIANT, render_demo, run_demo
+from verity.cli.demo import DEMO_GOAL, DEMO_PROFILE, DEMO_VARIANT, run_demo
+from verity.cli.render import render_demo
 from verity.llm.prompts import VARIANTS
 
 __all__ = ["add_arguments", "run"]
@@ -33,13 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="verity-demo",
         help="where the files go (default: ./verity-demo)",
     )
-    parser.add_argument(
-        "--profile",
-        type=int,
-        default=DEMO_PROFILE,
-        metavar="N",
-        help=f"spending profile, 0 to 49 (default: {DEMO_PROFILE})",
-    )
+    add_spend_profile(parser, help=f"spending profile, 0 to 49 (default: {DEMO_PROFILE})", type=int)
     parser.add_argument(
         "--goal",
         default=DEMO_GOAL,
@@ -50,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--narrator",
         default="local",
         metavar="SPEC",
-        help=NARRATOR_HELP.format(profiles=scripted_profiles())
+        help=NARRATOR_HELP.format(profiles=scripted_mixes())
         + " (default: local; scripted for a quick dry run)",
     )
     parser.add_argument(
@@ -64,10 +68,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    given, _ = spend_profile(args, "demo")
     narrator = build_narrator(args, seed=False)
     demo = run_demo(
         args.out_dir,
-        profile=args.profile,
+        profile=DEMO_PROFILE if given is None else given,
         goal=args.goal,
         narrator=narrator,
         repairs=args.repairs,

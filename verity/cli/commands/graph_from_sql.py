@@ -11,12 +11,11 @@ spec. The graph is written to ``--out`` or to standard output.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from verity.backends.sql.query import graph_from_sample, graph_from_url
 from verity.backends.sql.spec import load_spec, sample_spec
-from verity.errors import InputError
+from verity.cli.commands._output import write_or_print
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,19 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="FILE", help="write the graph here (default: stdout)")
 
 
-def _write(text: str, out: str | None) -> None:
-    if out is None:
-        sys.stdout.write(text)
-        return
-    path = Path(out)
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
 def run(args: argparse.Namespace) -> int:
     spec = sample_spec() if args.spec is None else load_spec(Path(args.spec))
     graph = graph_from_sample(spec) if args.db is None else graph_from_url(args.db, spec)
-    _write(graph.dumps(), args.out)
+    write_or_print(graph.dumps(), args.out)
     return 0

@@ -43,15 +43,15 @@ __all__ = [
     "narrator_failure",
     "render_result",
     "run",
-    "scripted_profiles",
+    "scripted_mixes",
 ]
 
 
-def scripted_profiles() -> str:
-    """The scripted narrator's profiles, for help texts."""
-    from verity.llm.narrators.scripted import DEFAULT_PROFILE, PROFILES
+def scripted_mixes() -> str:
+    """The scripted narrator's error mixes, for help texts."""
+    from verity.llm.narrators.scripted import DEFAULT_MIX, MIXES
 
-    return "|".join(PROFILES) + f"; default {DEFAULT_PROFILE}"
+    return "|".join(MIXES) + f"; default {DEFAULT_MIX}"
 
 
 NARRATOR_HELP = (
@@ -67,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--narrator",
         default="local",
         metavar="SPEC",
-        help=NARRATOR_HELP.format(profiles=scripted_profiles()) + " (default: local)",
+        help=NARRATOR_HELP.format(profiles=scripted_mixes()) + " (default: local)",
     )
     parser.add_argument(
         "--variant",

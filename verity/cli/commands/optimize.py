@@ -1,8 +1,9 @@
 """`verity optimize`: solve the card-rewards MILP and write its evidence graph.
 
-``verity optimize --profile N --goal G [--solver cbc|highs] [--out FILE]`` writes one
-graph (to stdout without ``--out``); ``verity optimize --all --out-dir DIR`` writes
-all profile x goal graphs as ``DIR/pNN-GOAL.json``.
+``verity optimize --spend-profile N --goal G [--solver cbc|highs] [--out FILE]`` writes
+one graph (to stdout without ``--out``); ``verity optimize --all --out-dir DIR`` writes
+all profile x goal graphs as ``DIR/pNN-GOAL.json``. ``--profile N`` still works for one
+release as a deprecated spelling of ``--spend-profile N`` (with a note on stderr).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from verity.backends.card_rewards import (
     GOALS,
@@ -22,11 +24,13 @@ from verity.backends.card_rewards import (
     load_profiles,
     solve,
 )
+from verity.cli.commands._options import add_spend_profile, spend_profile
+from verity.cli.commands._output import make_dir, write_file, write_or_print
 from verity.errors import InputError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--profile", metavar="N", help="profile number (0 to 49)")
+    add_spend_profile(parser, help="spending profile number (0 to 49)")
     parser.add_argument("--goal", metavar="GOAL", help=f"one of: {', '.join(GOALS)}")
     parser.add_argument(
         "--solver",
@@ -39,14 +43,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out-dir", metavar="DIR", help="directory for --all")
 
 
-def _profile(text: str, profiles: tuple[Profile, ...]) -> Profile:
+def _profile(text: str, profiles: tuple[Profile, ...], option: str) -> Profile:
     last = len(profiles) - 1
     try:
         index = int(text, 10)
     except ValueError:
-        raise InputError(f"--profile must be a number from 0 to {last}, not {text!r}") from None
+        raise InputError(f"{option} must be a number from 0 to {last}, not {text!r}") from None
     if not 0 <= index <= last:
-        raise InputError(f"--profile must be a number from 0 to {last}, not {index}")
+        raise InputError(f"{option} must be a number from 0 to {last}, not {index}")
     return profiles[index]
 
 
@@ -56,23 +60,15 @@ def _check_choice(option: str, value: str, choices: tuple[str, ...]) -> str:
     return value
 
 
-def _write(path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
-def _run_all(args: argparse.Namespace, profiles: tuple[Profile, ...]) -> int:
-    if args.profile is not None or args.goal is not None or args.out is not None:
-        raise InputError("--all takes --out-dir (and --solver), not --profile, --goal or --out")
+def _run_all(args: argparse.Namespace, profiles: tuple[Profile, ...], given: Any) -> int:
+    if given is not None or args.goal is not None or args.out is not None:
+        raise InputError(
+            "--all takes --out-dir (and --solver), not --spend-profile, --goal or --out"
+        )
     if args.out_dir is None:
         raise InputError("--all needs --out-dir DIR")
     out_dir = Path(args.out_dir)
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create {out_dir}: {exc.strerror or exc}") from None
+    make_dir(out_dir)
     catalog = load_catalog()
     total = len(profiles) * len(GOALS)
     live = sys.stderr.isatty()
@@ -81,7 +77,7 @@ def _run_all(args: argparse.Namespace, profiles: tuple[Profile, ...]) -> int:
         for goal in GOALS:
             graph = build_graph(catalog, solve(catalog, profile, goal, args.solver))
             name = graph_file_name(profile, goal)
-            _write(out_dir / name, graph_json(graph))
+            write_file(out_dir / name, graph_json(graph))
             done += 1
             if live:
                 print(f"\roptimize: {done}/{total} {name}", end="", file=sys.stderr, flush=True)
@@ -92,18 +88,16 @@ def _run_all(args: argparse.Namespace, profiles: tuple[Profile, ...]) -> int:
 def run(args: argparse.Namespace) -> int:
     _check_choice("--solver", args.solver, SOLVERS)
     profiles = load_profiles()
+    given, option = spend_profile(args, "optimize")
     if args.all:
-        return _run_all(args, profiles)
+        return _run_all(args, profiles, given)
     if args.out_dir is not None:
         raise InputError("--out-dir goes with --all; use --out FILE for one graph")
-    if args.profile is None or args.goal is None:
-        raise InputError("give --profile N and --goal GOAL, or --all --out-dir DIR")
-    profile = _profile(args.profile, profiles)
+    if given is None or args.goal is None:
+        raise InputError(f"give {option} N and --goal GOAL, or --all --out-dir DIR")
+    profile = _profile(given, profiles, option)
     goal = _check_choice("--goal", args.goal, GOALS)
     catalog = load_catalog()
     text = graph_json(build_graph(catalog, solve(catalog, profile, goal, args.solver)))
-    if args.out is None:
-        sys.stdout.write(text)
-    else:
-        _write(Path(args.out), text)
+    write_or_print(text, args.out)
     return 0

@@ -3,11 +3,16 @@
 ``narrator_from_spec`` builds one from a command-line spec:
 ``local`` (embedded SmolLM2), ``openai:MODEL`` (any OpenAI-compatible endpoint),
 ``scripted[:PROFILE]`` (the simulator) or ``replay:FILE`` (recorded attempts).
+
+The openai-backed names are imported on first use, so importing this package (and the
+repair loop, and :mod:`verity.bench`) does not load the ``openai`` client.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+import warnings
+from typing import TYPE_CHECKING, Any
 
 from verity.errors import InputError
 from verity.llm.narrators.base import (
@@ -19,23 +24,24 @@ from verity.llm.narrators.base import (
     Usage,
     parse_output,
 )
-from verity.llm.narrators.openai_chat import (
-    AsyncOpenAIChatNarrator,
-    OpenAIChatNarrator,
-    narrate_many,
-)
 from verity.llm.narrators.replay import RecordingNarrator, ReplayNarrator
-from verity.llm.narrators.scripted import DEFAULT_PROFILE, ErrorProfile, ScriptedNarrator
-from verity.llm.narrators.scripted import PROFILES as SCRIPTED_PROFILES
+from verity.llm.narrators.scripted import DEFAULT_MIX, MIXES, ErrorMix, ScriptedNarrator
+
+if TYPE_CHECKING:
+    from verity.llm.narrators.openai_chat import (
+        AsyncOpenAIChatNarrator,
+        OpenAIChatNarrator,
+        narrate_many,
+    )
 
 __all__ = [
     "API_ERROR_CODES",
     "PARSE_ERROR_CODES",
-    "SCRIPTED_PROFILES",
+    "SCRIPTED_MIXES",
     "AsyncOpenAIChatNarrator",
     "Attempt",
     "AttemptError",
-    "ErrorProfile",
+    "ErrorMix",
     "Narrator",
     "OpenAIChatNarrator",
     "RecordingNarrator",
@@ -46,6 +52,33 @@ __all__ = [
     "narrator_from_spec",
     "parse_output",
 ]
+
+#: Names imported on first use: the openai client is heavy and most runs never need it.
+_LAZY = {
+    "AsyncOpenAIChatNarrator": "verity.llm.narrators.openai_chat",
+    "OpenAIChatNarrator": "verity.llm.narrators.openai_chat",
+    "narrate_many": "verity.llm.narrators.openai_chat",
+}
+
+
+#: The scripted narrator's error mixes by name (``scripted:NAME``).
+SCRIPTED_MIXES = MIXES
+#: Old names, kept for one release: each warns (DeprecationWarning) when it is read.
+_DEPRECATED = {"ErrorProfile": "ErrorMix", "SCRIPTED_PROFILES": "SCRIPTED_MIXES"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _DEPRECATED:
+        new = _DEPRECATED[name]
+        message = f"verity.llm.narrators.{name} is deprecated; use {new}"
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        return globals()[new]
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
 
 _OPTIONS: dict[str, frozenset[str]] = {
     "local": frozenset({"n_ctx", "n_threads", "seed", "max_tokens", "reuse_prefix"}),
@@ -87,9 +120,11 @@ def narrator_from_spec(spec: str, **options: Any) -> Narrator:
 
         return LocalNarrator(**_options("local", options))
     if kind == "openai":
+        from verity.llm.narrators.openai_chat import OpenAIChatNarrator
+
         return OpenAIChatNarrator(arg, **_options("openai", options))
     if kind == "scripted":
-        return ScriptedNarrator(arg or DEFAULT_PROFILE, **_options("scripted", options))
+        return ScriptedNarrator(arg or DEFAULT_MIX, **_options("scripted", options))
     if kind == "replay" and arg:
         _options("replay", options)
         return ReplayNarrator(arg)

@@ -31,8 +31,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from verity.core.claims import NARRATION_FORMAT
-from verity.formats import REFUSAL
+from verity.formats import NARRATION_FORMAT, REFUSAL
+from verity.llm.claim_ids import renumber
 from verity.llm.prompts import Prompt, menu_step_prompt
 
 __all__ = [
@@ -220,16 +220,6 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _number_claims(claims: list[Any]) -> list[Any]:
-    out: list[Any] = []
-    for i, claim in enumerate(claims, start=1):
-        if isinstance(claim, dict):
-            out.append({"id": f"c{i}", **{k: v for k, v in claim.items() if k != "id"}})
-        else:
-            out.append(claim)
-    return out
-
-
 def parse_output(
     raw_text: str, finish_reason: str | None, graph_id: str
 ) -> tuple[dict[str, Any] | None, AttemptError | None]:
@@ -270,7 +260,7 @@ def parse_output(
     return {
         "format": NARRATION_FORMAT,
         "graph_id": graph_id,
-        "claims": _number_claims(claims),
+        "claims": renumber(claims),
     }, None
 
 
@@ -355,26 +345,11 @@ def menu_attempt(prompt: Prompt, chosen: list[Any], steps: list[Attempt]) -> Att
         return api_error_attempt(
             prompt, narrator="menu", model="menu", code="api.error", message="no step ran"
         )
-    if not chosen:
-        return Attempt(
-            narrator=last.narrator,
-            model=last.model,
-            graph_id=prompt.graph_id,
-            variant=prompt.variant,
-            pass_index=prompt.pass_index,
-            prompt_hash=prompt.prompt_hash,
-            raw_text=last.raw_text,
-            narration=None,
-            parse_error=last.parse_error,
-            api_error=last.api_error,
-            usage=usage,
-            latency_s=latency,
-            finish_reason=last.finish_reason,
-            retries=retries,
-            simulated=last.simulated,
-        )
-    raw = json.dumps({"claims": chosen}, ensure_ascii=False)
-    narration, error = parse_output(raw, "stop", prompt.graph_id)
+    if chosen:
+        raw = json.dumps({"claims": chosen}, ensure_ascii=False)
+        narration, error = parse_output(raw, "stop", prompt.graph_id)
+    else:
+        raw, narration, error = last.raw_text, None, last.parse_error
     return Attempt(
         narrator=last.narrator,
         model=last.model,

@@ -17,13 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from verity.errors import InputError
+from verity.formats import ATTEMPT_FORMAT
 from verity.jsonio import loads, read_text
 from verity.llm.narrators.base import Attempt, Narrator, api_error_attempt
 from verity.llm.prompts import Prompt
 
 __all__ = ["RECORD_FORMAT", "RecordingNarrator", "ReplayNarrator", "record_key"]
 
-RECORD_FORMAT = "verity.attempt/1"
+#: Deprecated name of :data:`verity.formats.ATTEMPT_FORMAT`.
+RECORD_FORMAT = ATTEMPT_FORMAT
 Key = tuple[str, str, int, str]
 
 
@@ -58,7 +60,7 @@ class RecordingNarrator:
         attempt = self.inner.narrate(prompt)
         graph_id, variant, pass_index, prompt_hash = _key_of(prompt)
         record = {
-            "format": RECORD_FORMAT,
+            "format": ATTEMPT_FORMAT,
             "key": {
                 "graph_id": graph_id,
                 "variant": variant,
@@ -75,8 +77,8 @@ class RecordingNarrator:
 def _parse_record(line: str, where: str) -> tuple[Key, Attempt]:
     data: Any = loads(line, where)
     try:
-        if data.get("format") != RECORD_FORMAT:
-            raise InputError(f"{where} is not a {RECORD_FORMAT} record")
+        if data.get("format") != ATTEMPT_FORMAT:
+            raise InputError(f"{where} is not a {ATTEMPT_FORMAT} record")
         key = data["key"]
         attempt = Attempt.from_dict(data["attempt"])
         return record_key(

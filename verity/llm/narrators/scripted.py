@@ -1,7 +1,7 @@
-"""A deterministic, seeded simulator of a narrator, with named error profiles.
+"""A deterministic, seeded simulator of a narrator, with named error mixes.
 
 It is labelled as simulated everywhere its results appear (``narrator`` is
-``scripted:PROFILE (simulated)``, ``model`` is ``simulated``, ``simulated`` is true).
+``scripted:MIX (simulated)``, ``model`` is ``simulated``, ``simulated`` is true).
 It is for fast tests and large-scale runs of the pipeline, never for headline results.
 
 From the prompt's graph it builds one valid claim per listed node: the claim type is
@@ -10,7 +10,7 @@ requirements are picked by :func:`verity.llm.prompts.required_citations`), other
 without requirements (preferring one whose name is part of the node type); the text is
 the node's statement verbatim, so the claim passes every strict gate. It then takes up
 to ``max_claims`` of them round-robin over claim types and injects errors, each with the
-profile's rate, drawn from ``random.Random`` seeded by the seed and the prompt hash:
+mix's rate, drawn from ``random.Random`` seeded by the seed and the prompt hash:
 
 - ``unknown_id``: a cited id is replaced by a made-up one (gate 1);
 - ``unlisted_entity``: an entity id the graph lacks is declared (gate 2);
@@ -24,7 +24,7 @@ profile's rate, drawn from ``random.Random`` seeded by the seed and the prompt h
 
 On an extractive prompt (one with a claim menu) the simulator picks menu items instead:
 up to ``max_claims`` distinct facts, round-robin over claim types, in an order drawn from
-the seeded generator; the menu's schema leaves no room for the profile's errors, and the
+the seeded generator; the menu's schema leaves no room for the mix's errors, and the
 claim-by-claim decode no room for repeats, so these claims are all valid.
 
 On a constrained prompt a claim that the prompt's JSON Schema rejects is replaced by its
@@ -41,6 +41,7 @@ import json
 import random
 import re
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -61,12 +62,19 @@ from verity.llm.prompts import (
 )
 from verity.text.normalize import normalize
 
-__all__ = ["DEFAULT_PROFILE", "PROFILES", "ErrorProfile", "ScriptedNarrator", "valid_claims"]
+__all__ = ["DEFAULT_MIX", "MIXES", "ErrorMix", "ScriptedNarrator", "valid_claims"]
+
+#: Old names, kept for one release: each warns (DeprecationWarning) when it is read.
+_DEPRECATED = {"ErrorProfile": "ErrorMix", "PROFILES": "MIXES", "DEFAULT_PROFILE": "DEFAULT_MIX"}
 
 
 @dataclass(frozen=True)
-class ErrorProfile:
-    """Per-claim error rates of a simulated narrator (each between 0 and 1)."""
+class ErrorMix:
+    """Per-claim error rates of a simulated narrator (each between 0 and 1).
+
+    Named a mix, not a profile: ``--profile`` is the gate profile and ``--spend-profile``
+    the card-rewards spending profile. ``scripted:NAME`` on the command line picks one.
+    """
 
     name: str
     unknown_id: float = 0.0
@@ -81,9 +89,9 @@ class ErrorProfile:
     max_claims: int = 6
 
 
-PROFILES: dict[str, ErrorProfile] = {
-    "clean": ErrorProfile("clean"),
-    "sloppy": ErrorProfile(
+MIXES: dict[str, ErrorMix] = {
+    "clean": ErrorMix("clean"),
+    "sloppy": ErrorMix(
         "sloppy",
         unknown_id=0.08,
         unlisted_entity=0.1,
@@ -96,7 +104,7 @@ PROFILES: dict[str, ErrorProfile] = {
     ),
     # Mostly gate-4 failures, few of gates 1-3, repair rarely fixes them: the mix the
     # published four-gate benchmark reports for its grounded variant.
-    "paper-like": ErrorProfile(
+    "paper-like": ErrorMix(
         "paper-like",
         unknown_id=0.01,
         unlisted_entity=0.04,
@@ -107,7 +115,7 @@ PROFILES: dict[str, ErrorProfile] = {
         repair_fix=0.15,
     ),
 }
-DEFAULT_PROFILE = "sloppy"
+DEFAULT_MIX = "sloppy"
 
 _FAKE_ENTITIES = ("amex_gold", "platinum_card", "freedom_flex", "generic_bank")
 _NEGATION = re.compile(r"\b(not|no|never|without|cannot)\s+", re.IGNORECASE)
@@ -184,11 +192,11 @@ def _reformat(number: str) -> str:
 
 
 class _Injector:
-    """Applies the profile's errors to one claim, drawing from one seeded generator."""
+    """Applies the mix's errors to one claim, drawing from one seeded generator."""
 
-    def __init__(self, graph: EvidenceGraph, profile: ErrorProfile, rng: random.Random) -> None:
+    def __init__(self, graph: EvidenceGraph, mix: ErrorMix, rng: random.Random) -> None:
         self.g = graph
-        self.p = profile
+        self.p = mix
         self.rng = rng
 
     def hit(self, rate: float) -> bool:
@@ -301,37 +309,47 @@ def _closest(failing: Any, candidates: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 class ScriptedNarrator:
-    """The simulator. ``profile`` is a name from :data:`PROFILES` or an :class:`ErrorProfile`."""
+    """The simulator. ``mix`` is a name from :data:`MIXES` or an :class:`ErrorMix`."""
 
-    def __init__(self, profile: str | ErrorProfile = DEFAULT_PROFILE, *, seed: int = 0) -> None:
-        if isinstance(profile, str):
-            if profile not in PROFILES:
+    def __init__(self, mix: str | ErrorMix = DEFAULT_MIX, *, seed: int = 0) -> None:
+        if isinstance(mix, str):
+            if mix not in MIXES:
                 raise InputError(
-                    f"unknown scripted profile {profile!r}; expected one of {', '.join(PROFILES)}"
+                    f"unknown scripted profile {mix!r}; expected one of {', '.join(MIXES)}"
                 )
-            profile = PROFILES[profile]
-        self.profile = profile
+            mix = MIXES[mix]
+        self.mix = mix
         self.seed = seed
 
     @property
+    def profile(self) -> ErrorMix:
+        """Deprecated name of :attr:`mix`."""
+        warnings.warn(
+            "ScriptedNarrator.profile is deprecated; use ScriptedNarrator.mix",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.mix
+
+    @property
     def name(self) -> str:
-        return f"scripted:{self.profile.name} (simulated)"
+        return f"scripted:{self.mix.name} (simulated)"
 
     def _claims(
         self, prompt: Prompt, graph: EvidenceGraph, rng: random.Random
     ) -> list[dict[str, Any]]:
         if prompt.menu:
             return self._menu_claims(prompt, rng)
-        inject = _Injector(graph, self.profile, rng)
+        inject = _Injector(graph, self.mix, rng)
         candidates = valid_claims(graph, prompt.listed_node_ids or None)
         if not candidates:
             return []
-        limit = min(self.profile.max_claims, prompt.max_claims)
+        limit = min(self.mix.max_claims, prompt.max_claims)
         out: list[dict[str, Any]] = []
         if prompt.review:
             for item in prompt.review[:limit]:
                 failing = item.get("claim")
-                if inject.hit(self.profile.repair_fix):
+                if inject.hit(self.mix.repair_fix):
                     out.append(json.loads(json.dumps(_closest(failing, candidates))))
                 elif isinstance(failing, dict) and _well_formed(failing):
                     base = {k: failing[k] for k in CLAIM_OUTPUT_FIELDS}
@@ -347,16 +365,14 @@ class ScriptedNarrator:
         if prompt.variant == "ungrounded" and not prompt.review:
             for c in out:
                 c["cited_evidence_ids"] = [
-                    x
-                    if inject.hit(self.profile.ungrounded_id_hit)
-                    else f"fact-{rng.randrange(1, 20)}"
+                    x if inject.hit(self.mix.ungrounded_id_hit) else f"fact-{rng.randrange(1, 20)}"
                     for x in c["cited_evidence_ids"]
                 ]
         return out[: max(1, prompt.max_claims)]
 
     def _menu_claims(self, prompt: Prompt, rng: random.Random) -> list[dict[str, Any]]:
         """Distinct facts from the menu, round-robin over claim types in a seeded order."""
-        limit = min(self.profile.max_claims, prompt.max_claims)
+        limit = min(self.mix.max_claims, prompt.max_claims)
         items = list(prompt.menu)
         rng.shuffle(items)
         out: list[dict[str, Any]] = []
@@ -375,7 +391,7 @@ class ScriptedNarrator:
                 "the scripted narrator needs a prompt built by verity.llm.prompts (with its graph)"
             )
         started = time.perf_counter()
-        rng = random.Random(f"{self.seed}|{self.profile.name}|{prompt.prompt_hash}")
+        rng = random.Random(f"{self.seed}|{self.mix.name}|{prompt.prompt_hash}")
         claims = self._claims(prompt, prompt.graph, rng)
         raw = json.dumps({"claims": claims}, ensure_ascii=False)
         return output_attempt(
@@ -388,3 +404,15 @@ class ScriptedNarrator:
             latency_s=time.perf_counter() - started,
             simulated=True,
         )
+
+
+def __getattr__(name: str) -> Any:
+    if name in _DEPRECATED:
+        new = _DEPRECATED[name]
+        warnings.warn(
+            f"verity.llm.narrators.scripted.{name} is deprecated; use {new}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return globals()[new]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
