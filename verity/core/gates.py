@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verity.core.claims import Claim
-from verity.core.graph import EvidenceGraph
+from verity.core.graph import EvidenceGraph, entity_scan
 from verity.errors import InputError
 from verity.text.align_v3 import (
     PROGRESS,
@@ -29,7 +29,6 @@ from verity.text.align_v3 import (
     readings,
 )
 from verity.text.display import one_line
-from verity.text.normalize import normalize
 from verity.text.numbers import NUMBER_RE, NumberValue, number_value, value_of_match
 from verity.text.segment import split_sentences
 from verity.text.suggest import Candidates
@@ -209,17 +208,6 @@ def check_claim_type(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
 # --- strict: prose consistency -------------------------------------------------------
 
 
-def _mask(text: str, spans: Iterable[tuple[int, int]]) -> str:
-    parts: list[str] = []
-    last = 0
-    for start, end in spans:
-        parts.append(text[last:start])
-        parts.append(" " * (end - start))
-        last = end
-    parts.append(text[last:])
-    return "".join(parts)
-
-
 @dataclass(frozen=True, slots=True)
 class _Mentions:
     """What a text mentions, in text order: (entity id, raw) and (raw number, value)."""
@@ -229,9 +217,7 @@ class _Mentions:
 
 
 def _mentions(text: str, graph: EvidenceGraph) -> _Mentions:
-    normalized = normalize(text)
-    found = graph.matcher.find(normalized)
-    masked = _mask(normalized, ((m.start, m.end) for m in found)) if found else normalized
+    found, masked = entity_scan(text, graph.matcher)
     return _Mentions(
         tuple((m.entity_id, m.raw) for m in found),
         tuple((m.group(0), value_of_match(m)) for m in NUMBER_RE.finditer(masked)),
