@@ -1,9 +1,14 @@
 """The gates: pure checks of one claim against one evidence graph.
 
 Each gate is a generator ``(claim, graph) -> Iterator[Finding]`` registered in
-:data:`GATES` with the profiles it runs in. :func:`verity.verify.verify` loops over
+:data:`GATES` with the profiles it runs in and the codes it reports (``schema`` and
+``duplicate`` are rows too, run by verify itself); :data:`GATE_NAMES` and
+:data:`ERROR_CODES` are derived from the table. :func:`verity.verify.verify` loops over
 the table, stamps the gate name on each finding and turns an exception inside a
-gate into an ``internal.error`` that rejects the claim (fail closed).
+gate into an ``internal.error`` that rejects the claim (fail closed). Custom gates join
+a profile through :func:`verity.extend`. :func:`screen` clears a claim of the set gates
+(evidence, entity, number, claim_type) in one pass of set lookups; a claim it does not
+clear runs through the gates, which say why.
 
 Profile ``paper`` is the published four-gate contract: evidence, entity, number
 (exact string membership) and claim_type. Profile ``strict`` adds number scope,
@@ -12,11 +17,11 @@ prose consistency and the text polarity gate; it only ever rejects more.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from verity.core.claims import Claim
+from verity.core.claims import SCHEMA_CODES, Claim
 from verity.core.graph import EvidenceGraph, entity_scan
 from verity.errors import InputError
 from verity.text.align_v3 import (
@@ -37,10 +42,13 @@ __all__ = [
     "ERROR_CODES",
     "GATES",
     "GATE_NAMES",
+    "INTERNAL_ERROR",
     "PROFILES",
     "Finding",
     "Gate",
     "gates_for",
+    "screen",
+    "screen_plan",
 ]
 
 PROFILES: tuple[str, ...] = ("paper", "strict")
@@ -64,9 +72,19 @@ GateCheck = Callable[[Claim, EvidenceGraph], Iterator[Finding]]
 
 @dataclass(frozen=True, slots=True)
 class Gate:
+    """A row of the gate table: a check, the profiles it runs in, the codes it reports.
+
+    ``codes`` maps each code the check may report to its meaning (a code names the gate
+    it is reported under: ``claim_type.text_not_narrated`` comes from the polarity check).
+    """
+
     name: str
     check: GateCheck
     profiles: frozenset[str]
+    codes: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+    #: Where the check runs: ``claim`` (the gate loop of verify, on each well-formed
+    #: claim), ``parse`` (reading the narration) or ``narration`` (across claims).
+    stage: str = "claim"
 
 
 def _nearest(value: str, graph: EvidenceGraph, name: str, choices: Iterable[str]) -> list[str]:
@@ -203,6 +221,82 @@ def check_claim_type(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
                 list(req.any_of),
                 sorted(cited_types),
             )
+
+
+# --- the screen: the set gates in one pass -------------------------------------------
+
+
+def _requirements(graph: EvidenceGraph) -> dict[str, tuple[frozenset[str], ...]]:
+    """Per claim type with a rule: the type sets its rule requires of the cited nodes in
+    this graph (a ``when_present`` requirement only when the graph has such a node); cached."""
+    reqs: dict[str, tuple[frozenset[str], ...]] | None = graph.cache.get("requirements")
+    if reqs is None:
+        reqs = {
+            claim_type: tuple(
+                frozenset(req.any_of)
+                for req in rule.requires
+                if not req.when_present or any(t in graph.node_types for t in req.any_of)
+            )
+            for claim_type, rule in graph.rules.items()
+        }
+        graph.cache["requirements"] = reqs
+    return reqs
+
+
+def screen(claim: Claim, graph: EvidenceGraph, scope: bool) -> bool:
+    """True only when the evidence, entity, number and claim_type gates (and with
+    ``scope`` the number scope gate) would find nothing: set lookups, no findings built.
+
+    A claim the screen does not pass is run through the gates themselves, which say why.
+    """
+    cited = claim.cited_evidence_ids
+    if not cited:
+        return False
+    nodes = graph.nodes
+    for node_id in cited:
+        if node_id not in nodes:
+            return False
+    if not graph.allowed_entities.issuperset(claim.entities):
+        return False
+    numbers = claim.numbers
+    if numbers:
+        if not graph.allowed_numbers.issuperset(numbers):
+            return False
+        if scope:
+            cited_set = set(cited)
+            stating = graph.number_nodes
+            for number in numbers:
+                if stating[number].isdisjoint(cited_set):
+                    return False
+    reqs = _requirements(graph).get(claim.type)
+    if reqs is None:
+        return False
+    if reqs:
+        types = {nodes[i].type for i in cited}
+        for need in reqs:
+            if types.isdisjoint(need):
+                return False
+    return True
+
+
+#: The checks :func:`screen` covers; ``check_number_scope`` only with ``scope``.
+SCREENED: frozenset[GateCheck] = frozenset(
+    {check_evidence, check_entities, check_number_binding, check_claim_type}
+)
+
+
+def screen_plan(gates: tuple[Gate, ...]) -> tuple[int, bool]:
+    """(how many leading gates of ``gates`` :func:`screen` covers, whether it must check
+    number scope). Zero when the first gate is not one it covers."""
+    scope = False
+    count = 0
+    for gate in gates:
+        if gate.check is check_number_scope:
+            scope = True
+        elif gate.check not in SCREENED:
+            break
+        count += 1
+    return count, scope
 
 
 # --- strict: prose consistency -------------------------------------------------------
@@ -462,62 +556,126 @@ def _type_finding(
     )
 
 
+def _checked_elsewhere(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
+    """The schema and duplicate rows: verify runs them itself (parsing; across claims)."""
+    return iter(())
+
+
+_BOTH = frozenset(PROFILES)
+_STRICT = frozenset({"strict"})
+
+#: Every gate, in report order, with the codes it reports. ``gates_for`` takes the
+#: ``claim`` stage rows of a profile; :data:`GATE_NAMES` and :data:`ERROR_CODES` are
+#: derived from this table.
 GATES: tuple[Gate, ...] = (
-    Gate("evidence", check_evidence, frozenset(PROFILES)),
-    Gate("entity", check_entities, frozenset(PROFILES)),
-    Gate("number", check_number_binding, frozenset(PROFILES)),
-    Gate("number", check_number_scope, frozenset({"strict"})),
-    Gate("claim_type", check_claim_type, frozenset(PROFILES)),
-    Gate("prose", check_prose, frozenset({"strict"})),
-    Gate("polarity", check_polarity, frozenset({"strict"})),
+    Gate("schema", _checked_elsewhere, _BOTH, SCHEMA_CODES, stage="parse"),
+    Gate(
+        "evidence",
+        check_evidence,
+        _BOTH,
+        {
+            "evidence.none_cited": "the claim cites no evidence id",
+            "evidence.unknown_id": "a cited id is not a node of the graph",
+        },
+    ),
+    Gate(
+        "entity",
+        check_entities,
+        _BOTH,
+        {"entity.not_allowed": "a declared entity is not an allowed entity id"},
+    ),
+    Gate(
+        "number",
+        check_number_binding,
+        _BOTH,
+        {"number.not_allowed": "a declared number is not an allowed number string"},
+    ),
+    Gate(
+        "number",
+        check_number_scope,
+        _STRICT,
+        {"number.out_of_scope": "(strict) a declared number is stated by no cited node"},
+    ),
+    Gate(
+        "claim_type",
+        check_claim_type,
+        _BOTH,
+        {
+            "claim_type.unknown": "the claim type has no rule in the graph",
+            "claim_type.missing_required": "the cited nodes lack a type the claim type's "
+            "rule requires",
+        },
+    ),
+    Gate(
+        "prose",
+        check_prose,
+        _STRICT,
+        {
+            "prose.undeclared_entity": "(strict) the text mentions an entity the claim does "
+            "not declare",
+            "prose.undeclared_number": "(strict) the text states a number no declared number "
+            "matches",
+        },
+    ),
+    Gate(
+        "polarity",
+        check_polarity,
+        _STRICT,
+        {
+            "claim_type.text_not_narrated": "(strict) the text rests on no cited node of a "
+            "type the claim type narrates",
+            "polarity.unsupported_sentence": "(strict) a sentence is not contained in any "
+            "cited statement",
+            "polarity.marker_dropped": "(strict) the claim drops a negation or other "
+            "polarity marker",
+            "polarity.marker_object_cut": "(strict) the claim cuts off what a polarity "
+            "marker applies to",
+            "polarity.gap_crosses_barrier": "(strict) a gap skips an entity, number, "
+            "punctuation, symbol, conjunction, marker or required span",
+            "polarity.not_anchored": "(strict) a sentence does not start at its statement's "
+            "subject",
+            "polarity.required_span_dropped": "(strict) a sentence drops a span its "
+            "statement requires",
+            "polarity.line_break": "(strict) the claim text breaks a line",
+            "polarity.control_character": "(strict) the claim text holds an invisible or "
+            "control character",
+            "polarity.foreign_digit": "(strict) the claim text holds a digit outside ASCII",
+            "polarity.markup": "(strict) the claim text holds markup",
+        },
+    ),
+    Gate(
+        "duplicate",
+        _checked_elsewhere,
+        _BOTH,
+        {"duplicate.repeated": "the claim repeats an earlier claim's type, citations and text"},
+        stage="narration",
+    ),
 )
 
-#: Every gate name a report can carry, in order (``schema`` and ``duplicate`` run in verify).
-GATE_NAMES: tuple[str, ...] = (
-    "schema",
-    "evidence",
-    "entity",
-    "number",
-    "claim_type",
-    "prose",
-    "polarity",
-    "duplicate",
-)
+#: The code of a gate that failed (raised, or broke its contract): the claim is rejected.
+INTERNAL_ERROR = "internal.error"
 
-#: Every stable error code, with what it means. Documented in README.md.
-ERROR_CODES: dict[str, str] = {
-    "schema.not_an_object": "the claim is not a JSON object",
-    "schema.missing_field": "a required claim field is missing",
-    "schema.unexpected_field": "the claim has a field the format does not define",
-    "schema.wrong_type": "a claim field has the wrong JSON type",
-    "schema.empty": "an id, type or list item is an empty string",
-    "schema.empty_text": "the claim text is empty or blank",
-    "schema.too_long": "a text, id or list exceeds its size limit",
-    "evidence.none_cited": "the claim cites no evidence id",
-    "evidence.unknown_id": "a cited id is not a node of the graph",
-    "entity.not_allowed": "a declared entity is not an allowed entity id",
-    "number.not_allowed": "a declared number is not an allowed number string",
-    "number.out_of_scope": "(strict) a declared number is stated by no cited node",
-    "claim_type.unknown": "the claim type has no rule in the graph",
-    "claim_type.missing_required": "the cited nodes lack a type the claim type's rule requires",
-    "claim_type.text_not_narrated": "(strict) the text rests on no cited node of a type the "
-    "claim type narrates",
-    "prose.undeclared_entity": "(strict) the text mentions an entity the claim does not declare",
-    "prose.undeclared_number": "(strict) the text states a number no declared number matches",
-    "polarity.unsupported_sentence": "(strict) a sentence is not contained in any cited statement",
-    "polarity.marker_dropped": "(strict) the claim drops a negation or other polarity marker",
-    "polarity.marker_object_cut": "(strict) the claim cuts off what a polarity marker applies to",
-    "polarity.gap_crosses_barrier": "(strict) a gap skips an entity, number, punctuation, "
-    "symbol, conjunction, marker or required span",
-    "polarity.not_anchored": "(strict) a sentence does not start at its statement's subject",
-    "polarity.required_span_dropped": "(strict) a sentence drops a span its statement requires",
-    "polarity.line_break": "(strict) the claim text breaks a line",
-    "polarity.control_character": "(strict) the claim text holds an invisible or control character",
-    "polarity.foreign_digit": "(strict) the claim text holds a digit outside ASCII",
-    "polarity.markup": "(strict) the claim text holds markup",
-    "duplicate.repeated": "the claim repeats an earlier claim's type, citations and text",
-    "internal.error": "a gate failed unexpectedly; the claim is rejected (fail closed)",
-}
+#: Every gate name a report can carry, in table order.
+GATE_NAMES: tuple[str, ...] = tuple(dict.fromkeys(g.name for g in GATES))
+
+
+def _error_codes(gates: Iterable[Gate]) -> dict[str, str]:
+    """Every code of ``gates`` grouped by the gate it is reported under (gates in table
+    order, codes in declaration order), then ``internal.error``."""
+    table = tuple(gates)
+    codes: dict[str, str] = {}
+    for name in dict.fromkeys(g.name for g in table):
+        for gate in table:
+            for code, meaning in gate.codes.items():
+                if code.partition(".")[0] == name:
+                    codes[code] = meaning
+    codes[INTERNAL_ERROR] = "a gate failed unexpectedly; the claim is rejected (fail closed)"
+    return codes
+
+
+#: Every stable error code, with what it means (derived from :data:`GATES`). Documented
+#: in README.md.
+ERROR_CODES: dict[str, str] = _error_codes(GATES)
 
 
 def gates_for(profile: str) -> tuple[Gate, ...]:
@@ -528,5 +686,5 @@ def gates_for(profile: str) -> tuple[Gate, ...]:
 
 
 _BY_PROFILE: dict[str, tuple[Gate, ...]] = {
-    p: tuple(g for g in GATES if p in g.profiles) for p in PROFILES
+    p: tuple(g for g in GATES if p in g.profiles and g.stage == "claim") for p in PROFILES
 }

@@ -5,16 +5,17 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from verity.answer import join_sentences
 from verity.core.claims import Claim, Narration, ParsedClaim, parse_narration
 from verity.core.gate_error import GateError
-from verity.core.gates import Gate, gates_for
+from verity.core.gates import INTERNAL_ERROR, Gate, gates_for, screen, screen_plan
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.profiles import Profile, VerificationFailed, resolve_profile
-from verity.core.report import ClaimVerdict, Report, Summary
+from verity.core.report import REPORT_FORMAT, ClaimVerdict, Report, Summary
 from verity.core.trusted import trusted
 from verity.errors import InputError
 from verity.formats import REFUSAL
@@ -23,32 +24,65 @@ from verity.text.normalize import normalize
 __all__ = ["verify"]
 
 _WORD = re.compile(r"\w+")
+#: The code of the ``duplicate`` gate (declared in :data:`verity.core.gates.GATES`).
+DUPLICATE_REPEATED = "duplicate.repeated"
 
 
-def _run_gates(claim: Claim, graph: EvidenceGraph, gates: tuple[Gate, ...]) -> list[GateError]:
+def _error(gate: str, code: str, message: str, expected: Any, actual: Any) -> GateError:
+    return trusted(
+        GateError,
+        {"gate": gate, "code": code, "message": message, "expected": expected, "actual": actual},
+    )
+
+
+def _run(gate: Gate, claim: Claim, graph: EvidenceGraph, errors: list[GateError]) -> None:
+    try:
+        for f in gate.check(claim, graph):
+            errors.append(_error(f.gate or gate.name, f.code, f.message, f.expected, f.actual))
+    except Exception as exc:  # fail closed: a broken gate rejects, it never passes
+        errors.append(
+            _error(
+                gate.name,
+                INTERNAL_ERROR,
+                f"the {gate.name} gate failed: {type(exc).__name__}: {exc}"[:500],
+                None,
+                type(exc).__name__,
+            )
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """The gates of a profile, and how many leading ones :func:`screen` may clear at once."""
+
+    gates: tuple[Gate, ...]
+    screened: int
+    scope: bool
+    rest: tuple[Gate, ...]
+
+
+@lru_cache(maxsize=64)
+def _plan(gates: tuple[Gate, ...]) -> _Plan:
+    screened, scope = screen_plan(gates)
+    return _Plan(gates, screened, scope, gates[screened:])
+
+
+def _run_gates(claim: Claim, graph: EvidenceGraph, plan: _Plan) -> list[GateError]:
+    """The errors of every gate of the plan, in gate order.
+
+    A claim the screen clears skips the gates it covers (they would find nothing); any
+    other claim, or a screen that fails, runs every gate.
+    """
+    gates = plan.gates
+    if plan.screened:
+        try:
+            if screen(claim, graph, plan.scope):
+                gates = plan.rest
+        except Exception:  # the gates themselves decide, and fail closed
+            pass
     errors: list[GateError] = []
     for gate in gates:
-        try:
-            for f in gate.check(claim, graph):
-                errors.append(
-                    GateError(
-                        gate=f.gate or gate.name,
-                        code=f.code,
-                        message=f.message,
-                        expected=f.expected,
-                        actual=f.actual,
-                    )
-                )
-        except Exception as exc:  # fail closed: a broken gate rejects, it never passes
-            errors.append(
-                GateError(
-                    gate=gate.name,
-                    code="internal.error",
-                    message=f"the {gate.name} gate failed: {type(exc).__name__}: {exc}"[:500],
-                    expected=None,
-                    actual=type(exc).__name__,
-                )
-            )
+        _run(gate, claim, graph, errors)
     return errors
 
 
@@ -93,22 +127,22 @@ def _verdicts(
 ) -> list[tuple[ClaimVerdict, Claim | None]]:
     out: list[tuple[ClaimVerdict, Claim | None]] = []
     seen: _Buckets = {}
+    plan = _plan(gates)
     for item in parsed:
         claim = item.claim
         if claim is None:
             errors = list(item.errors)
         else:
-            errors = _run_gates(claim, graph, gates)
+            errors = _run_gates(claim, graph, plan)
             first = _repeats(claim, item.id, seen)
             if first is not None:
                 errors.append(
-                    GateError(
-                        gate="duplicate",
-                        code="duplicate.repeated",
-                        message=f"the claim repeats claim {first!r} "
-                        "(same type, citations and text)",
-                        expected=None,
-                        actual=first,
+                    _error(
+                        "duplicate",
+                        DUPLICATE_REPEATED,
+                        f"the claim repeats claim {first!r} (same type, citations and text)",
+                        None,
+                        first,
                     )
                 )
         verdict = trusted(
@@ -129,16 +163,22 @@ def _verdicts(
 def _summary(verdicts: list[ClaimVerdict], gates: tuple[Gate, ...]) -> Summary:
     names = ["schema", *dict.fromkeys(g.name for g in gates), "duplicate"]
     failing = dict.fromkeys(names, 0)
+    passed = 0
     for v in verdicts:
+        if v.passed:
+            passed += 1
+            continue
         for gate in {e.gate for e in v.errors}:
             failing[gate] = failing.get(gate, 0) + 1
-    passed = sum(v.passed for v in verdicts)
-    return Summary(
-        claims=len(verdicts),
-        passed=passed,
-        removed=len(verdicts) - passed,
-        all_claims_verified=bool(verdicts) and passed == len(verdicts),
-        failing_by_gate=failing,
+    return trusted(
+        Summary,
+        {
+            "claims": len(verdicts),
+            "passed": passed,
+            "removed": len(verdicts) - passed,
+            "all_claims_verified": bool(verdicts) and passed == len(verdicts),
+            "failing_by_gate": failing,
+        },
     )
 
 
@@ -174,14 +214,18 @@ def verify(
     verdicts = [v for v, _ in results]
     shipped = [c for v, c in results if v.passed and c is not None]
     answer = join_sentences([c.text for c in shipped]) if shipped else REFUSAL
-    report = Report.model_construct(
-        graph_id=g.graph_id,
-        profile=name,
-        claims=verdicts,
-        summary=_summary(verdicts, gates),
-        shipped=shipped,
-        answer=answer,
-        refused=not shipped,
+    report = trusted(
+        Report,
+        {
+            "format": REPORT_FORMAT,
+            "graph_id": g.graph_id,
+            "profile": name,
+            "claims": verdicts,
+            "summary": _summary(verdicts, gates),
+            "shipped": shipped,
+            "answer": answer,
+            "refused": not shipped,
+        },
     )
     if policy == "raise" and report.summary.removed:
         raise VerificationFailed(report)
