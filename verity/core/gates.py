@@ -365,10 +365,6 @@ def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
 # --- strict: gate 5, text polarity -------------------------------------------------
 
 
-def _short(text: str, limit: int = 160) -> str:
-    return one_line(text, limit)
-
-
 def _sentences(text: str, graph: EvidenceGraph) -> list[str]:
     """The sentences of a claim's text (entity-aware segmenter; the whole text if none)."""
     return split_sentences(text, graph.matcher) or [text.strip()]
@@ -479,7 +475,7 @@ def _failure_finding(
     if failure is None:
         return Finding(
             "polarity.unsupported_sentence",
-            f"the sentence {_short(sentence)!r} is not supported by any cited statement; "
+            f"the sentence {one_line(sentence, 160)!r} is not supported by any cited statement; "
             "no cited node exists",
             None,
             sentence,
@@ -489,11 +485,35 @@ def _failure_finding(
     detail = f" ({verdict.detail})" if verdict.detail else ""
     return Finding(
         _FAILURE_CODES[verdict.reason],
-        f"the sentence {_short(sentence)!r} {_FAILURE_TEXT[verdict.reason]}{detail}; "
+        f"the sentence {one_line(sentence, 160)!r} {_FAILURE_TEXT[verdict.reason]}{detail}; "
         f"closest cited statement ({node_id}): {statement!r}",
         statement,
         sentence,
     )
+
+
+def _reader_finding(text: str) -> Finding | None:
+    """A finding when the text does not read as it is checked (reader rules on), else None."""
+    issue = reader_issue(text) if _rules_now().reader else None
+    if issue is None:
+        return None
+    code, what = _READER_CODES[issue[0]]
+    return Finding(code, f"the claim text {what}: {issue[1]!r}", "plain text", issue[1])
+
+
+def _part_types(found: _SentenceSupport, graph: EvidenceGraph) -> list[frozenset[str]]:
+    """The node types supporting each part of a sentence's reading."""
+    return [frozenset(graph.nodes[i].type for i in part) for part in found.supporters]
+
+
+def _binding(
+    types: list[frozenset[str]], primary: frozenset[str] | None, allowed: frozenset[str] | None
+) -> tuple[bool, bool]:
+    """(every part rests on an allowed type, some part rests on a primary type) of one
+    supported sentence; None sets allow any type."""
+    bound = allowed is None or all(t & allowed for t in types)
+    narrated = primary is None or any(t & primary for t in types)
+    return bound, narrated
 
 
 def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
@@ -504,14 +524,12 @@ def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     breaks, misreadable digits and markup reject the claim. A type-binding failure is
     reported under the ``claim_type`` gate.
     """
-    rules = _rules_now()
-    issue = reader_issue(claim.text) if rules.reader else None
-    if issue is not None:
-        code, what = _READER_CODES[issue[0]]
-        yield Finding(code, f"the claim text {what}: {issue[1]!r}", "plain text", issue[1])
+    unreadable = _reader_finding(claim.text)
+    if unreadable is not None:
+        yield unreadable
         return
     cited = _cited_nodes(claim, graph)
-    primary, allowed = _narrated(claim, graph) if rules.type_binding else (None, None)
+    primary, allowed = _narrated(claim, graph) if _rules_now().type_binding else (None, None)
     narrated = primary is None
     unbound: str | None = None
     failed = False
@@ -521,11 +539,10 @@ def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
             failed = True
             yield _failure_finding(sentence, found.failure, graph)
             continue
-        types = [frozenset(graph.nodes[i].type for i in part) for part in found.supporters]
-        if allowed is not None and unbound is None and not all(t & allowed for t in types):
+        bound, rests = _binding(_part_types(found, graph), primary, allowed)
+        if not bound and unbound is None:
             unbound = sentence
-        if primary is not None and any(t & primary for t in types):
-            narrated = True
+        narrated = narrated or rests
     if unbound is not None:
         yield _type_finding(claim, unbound, primary, graph)
     elif not narrated and not failed:
@@ -544,7 +561,7 @@ def _type_finding(
         )
     else:
         message = (
-            f"the sentence {_short(sentence)!r} rests only on cited nodes of types a "
+            f"the sentence {one_line(sentence, 160)!r} rests only on cited nodes of types a "
             f"{claim.type} claim does not narrate (it narrates {narrates})"
         )
     return Finding(
