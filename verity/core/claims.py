@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from verity.core.gate_error import GateError
-from verity.core.trusted import trusted
+from verity.core.trusted import trusted_maker
 from verity.errors import InputError
 
 __all__ = [
@@ -141,9 +141,12 @@ class ParsedNarration:
     claims: tuple[ParsedClaim, ...]
 
 
+_new_error = trusted_maker(GateError)
+_new_claim = trusted_maker(Claim)
+
+
 def _schema_error(code: str, path: str, message: str, expected: Any, actual: Any) -> GateError:
-    return trusted(
-        GateError,
+    return _new_error(
         {
             "gate": "schema",
             "code": f"schema.{code}",
@@ -269,8 +272,7 @@ def model_disagreements(model: type[BaseModel] = Claim) -> list[str]:
 
 
 def _claim_of(obj: Mapping[Any, Any]) -> Claim:
-    return trusted(
-        Claim,
+    return _new_claim(
         {
             "id": obj["id"],
             "type": obj["type"],

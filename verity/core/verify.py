@@ -16,7 +16,7 @@ from verity.core.gates import INTERNAL_ERROR, Gate, gates_for, screen, screen_pl
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.profiles import Profile, VerificationFailed, resolve_profile
 from verity.core.report import REPORT_FORMAT, ClaimVerdict, Report, Summary
-from verity.core.trusted import trusted
+from verity.core.trusted import trusted, trusted_maker
 from verity.errors import InputError
 from verity.formats import REFUSAL
 from verity.text.normalize import normalize
@@ -28,10 +28,13 @@ _WORD = re.compile(r"\w+")
 DUPLICATE_REPEATED = "duplicate.repeated"
 
 
+_new_error = trusted_maker(GateError)
+_new_verdict = trusted_maker(ClaimVerdict)
+
+
 def _error(gate: str, code: str, message: str, expected: Any, actual: Any) -> GateError:
-    return trusted(
-        GateError,
-        {"gate": gate, "code": code, "message": message, "expected": expected, "actual": actual},
+    return _new_error(
+        {"gate": gate, "code": code, "message": message, "expected": expected, "actual": actual}
     )
 
 
@@ -78,6 +81,8 @@ def _run_gates(claim: Claim, graph: EvidenceGraph, plan: _Plan) -> list[GateErro
         try:
             if screen(claim, graph, plan.scope):
                 gates = plan.rest
+                if not gates:
+                    return []
         except Exception:  # the gates themselves decide, and fail closed
             pass
     errors: list[GateError] = []
@@ -145,8 +150,7 @@ def _verdicts(
                         first,
                     )
                 )
-        verdict = trusted(
-            ClaimVerdict,
+        verdict = _new_verdict(
             {
                 "index": item.index,
                 "id": item.id,
