@@ -59,7 +59,7 @@ def test_a_gate_that_raises_rejects_the_claim(fake: verity.CustomGate, profile: 
 
 def test_the_screen_never_hides_a_finding_of_the_gates_it_covers() -> None:
     from verity.core.claims import parse_narration
-    from verity.core.gates import gates_for, screen, screen_plan
+    from verity.core.gates import SCREEN_BITS, dirty, gates_for, screen, screen_plan
 
     graph = load_graph(GRAPHS / "card_small.json")
     assert screen_plan(gates_for("paper")) == (4, False)
@@ -70,15 +70,22 @@ def test_the_screen_never_hides_a_finding_of_the_gates_it_covers() -> None:
         {**GOOD, "entities": ["amex"]},
         {**GOOD, "numbers": ["4.0x"]},
         {**GOOD, "type": "NO_SUCH_TYPE"},
+        {**GOOD, "cited_evidence_ids": ["nope"], "entities": ["amex"], "type": "NO_SUCH_TYPE"},
     ]
     for raw in [GOOD, *bad]:
         (item,) = parse_narration({"claims": [raw]}).claims
         assert item.claim is not None
         for profile in ("paper", "strict"):
             count, scope = screen_plan(gates_for(profile))
-            found = [f for g in gates_for(profile)[:count] for f in g.check(item.claim, graph)]
+            covered = gates_for(profile)[:count]
+            found = [f for g in covered for f in g.check(item.claim, graph)]
             assert screen(item.claim, graph, scope) is (not found)
             assert (raw is GOOD) is (not found)
+            # each gate's bit is set exactly when that gate finds something
+            mask = dirty(item.claim, graph, scope)
+            for gate in covered:
+                finds = bool(list(gate.check(item.claim, graph)))
+                assert bool(mask & SCREEN_BITS[gate.check]) is finds, (raw, gate.name)
 
 
 def test_unknown_profile_is_an_input_error() -> None:

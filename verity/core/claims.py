@@ -211,7 +211,7 @@ def _fast_source(rules: tuple[FieldRule, ...]) -> str:
         if rule.kind == "string":
             lines += [
                 f"    v = {v}",
-                f"    if type(v) is not str or not 0 < len(v) <= {rule.limit} or v.isspace():",
+                f"    if type(v) is not str or not v or len(v) > {rule.limit} or v.isspace():",
                 "        return False",
             ]
         else:
@@ -220,7 +220,7 @@ def _fast_source(rules: tuple[FieldRule, ...]) -> str:
                 f"    if type(v) is not list or len(v) > {rule.limit}:",
                 "        return False",
                 "    for x in v:",
-                f"        if type(x) is not str or not 0 < len(x) <= {rule.item_limit} "
+                f"        if type(x) is not str or not x or len(x) > {rule.item_limit} "
                 "or x.isspace():",
                 "            return False",
             ]

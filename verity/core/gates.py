@@ -46,6 +46,7 @@ __all__ = [
     "PROFILES",
     "Finding",
     "Gate",
+    "dirty",
     "gates_for",
     "screen",
     "screen_plan",
@@ -243,58 +244,71 @@ def _requirements(graph: EvidenceGraph) -> dict[str, tuple[frozenset[str], ...]]
     return reqs
 
 
-def screen(claim: Claim, graph: EvidenceGraph, scope: bool) -> bool:
-    """True only when the evidence, entity, number and claim_type gates (and with
-    ``scope`` the number scope gate) would find nothing: set lookups, no findings built.
+#: The bit of each gate check in a :func:`dirty` mask.
+SCREEN_BITS: dict[GateCheck, int] = {
+    check_evidence: 1,
+    check_entities: 2,
+    check_number_binding: 4,
+    check_number_scope: 8,
+    check_claim_type: 16,
+}
 
-    A claim the screen does not pass is run through the gates themselves, which say why.
-    """
+
+def dirty(claim: Claim, graph: EvidenceGraph, scope: bool) -> int:
+    """Which of the evidence, entity, number, claim_type gates (and with ``scope`` the
+    number scope gate) may find something, as a mask of :data:`SCREEN_BITS`: a gate whose
+    bit is clear finds nothing. Set lookups only, no findings built."""
+    mask = 0
+    nodes = graph.nodes
     cited = claim.cited_evidence_ids
     if not cited:
-        return False
-    nodes = graph.nodes
-    for node_id in cited:
-        if node_id not in nodes:
-            return False
+        mask = 1
+    else:
+        for node_id in cited:
+            if node_id not in nodes:
+                mask = 1
+                cited = [i for i in cited if i in nodes]
+                break
     if not graph.allowed_entities.issuperset(claim.entities):
-        return False
+        mask |= 2
     numbers = claim.numbers
     if numbers:
         if not graph.allowed_numbers.issuperset(numbers):
-            return False
+            mask |= 4
         if scope:
             cited_set = set(cited)
             stating = graph.number_nodes
             for number in numbers:
-                if stating[number].isdisjoint(cited_set):
-                    return False
+                found = stating.get(number)
+                if found is not None and found.isdisjoint(cited_set):
+                    mask |= 8
+                    break
     reqs = _requirements(graph).get(claim.type)
     if reqs is None:
-        return False
-    if reqs:
+        mask |= 16
+    elif reqs:
         types = {nodes[i].type for i in cited}
         for need in reqs:
             if types.isdisjoint(need):
-                return False
-    return True
+                mask |= 16
+                break
+    return mask
 
 
-#: The checks :func:`screen` covers; ``check_number_scope`` only with ``scope``.
-SCREENED: frozenset[GateCheck] = frozenset(
-    {check_evidence, check_entities, check_number_binding, check_claim_type}
-)
+def screen(claim: Claim, graph: EvidenceGraph, scope: bool) -> bool:
+    """True only when none of the gates :func:`dirty` covers would find anything."""
+    return not dirty(claim, graph, scope)
 
 
 def screen_plan(gates: tuple[Gate, ...]) -> tuple[int, bool]:
-    """(how many leading gates of ``gates`` :func:`screen` covers, whether it must check
+    """(how many leading gates of ``gates`` :func:`dirty` covers, whether it must check
     number scope). Zero when the first gate is not one it covers."""
     scope = False
     count = 0
     for gate in gates:
-        if gate.check is check_number_scope:
-            scope = True
-        elif gate.check not in SCREENED:
+        if gate.check not in SCREEN_BITS:
             break
+        scope = scope or gate.check is check_number_scope
         count += 1
     return count, scope
 

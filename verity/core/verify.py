@@ -5,14 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from verity.answer import join_sentences
 from verity.core.claims import Claim, Narration, ParsedClaim, parse_narration
 from verity.core.gate_error import GateError
-from verity.core.gates import INTERNAL_ERROR, Gate, gates_for, screen, screen_plan
+from verity.core.gates import INTERNAL_ERROR, SCREEN_BITS, Gate, dirty, gates_for, screen_plan
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.profiles import Profile, VerificationFailed, resolve_profile
 from verity.core.report import REPORT_FORMAT, ClaimVerdict, Report, Summary
@@ -56,37 +55,56 @@ def _run(gate: Gate, claim: Claim, graph: EvidenceGraph, errors: list[GateError]
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    """The gates of a profile, and how many leading ones :func:`screen` may clear at once."""
+    """The gates of a profile, and the :func:`dirty` bit of each leading gate it covers."""
 
     gates: tuple[Gate, ...]
-    screened: int
+    bits: tuple[int, ...]  # one per covered leading gate
     scope: bool
     rest: tuple[Gate, ...]
 
 
-@lru_cache(maxsize=64)
+_PLANS: dict[int, _Plan] = {}
+
+
 def _plan(gates: tuple[Gate, ...]) -> _Plan:
-    screened, scope = screen_plan(gates)
-    return _Plan(gates, screened, scope, gates[screened:])
+    """The plan of a gates tuple, remembered by identity (profiles keep their tuple)."""
+    plan = _PLANS.get(id(gates))
+    if plan is None or plan.gates is not gates:
+        screened, scope = screen_plan(gates)
+        bits = tuple(SCREEN_BITS[g.check] for g in gates[:screened])
+        plan = _Plan(gates, bits, scope, gates[screened:])
+        if len(_PLANS) >= 64:
+            _PLANS.clear()
+        _PLANS[id(gates)] = plan
+    return plan
 
 
 def _run_gates(claim: Claim, graph: EvidenceGraph, plan: _Plan) -> list[GateError]:
     """The errors of every gate of the plan, in gate order.
 
-    A claim the screen clears skips the gates it covers (they would find nothing); any
-    other claim, or a screen that fails, runs every gate.
+    The covered gates that :func:`dirty` shows clean are skipped (they would find
+    nothing); if it fails, every gate runs, and fails closed.
     """
-    gates = plan.gates
-    if plan.screened:
-        try:
-            if screen(claim, graph, plan.scope):
-                gates = plan.rest
-                if not gates:
-                    return []
-        except Exception:  # the gates themselves decide, and fail closed
-            pass
     errors: list[GateError] = []
-    for gate in gates:
+    bits = plan.bits
+    if bits:
+        try:
+            mask = dirty(claim, graph, plan.scope)
+        except Exception:  # the gates themselves decide, and fail closed
+            mask = -1
+        if not mask:
+            if not plan.rest:
+                return errors
+            for gate in plan.rest:
+                _run(gate, claim, graph, errors)
+            return errors
+        for bit, gate in zip(bits, plan.gates, strict=False):
+            if mask & bit:
+                _run(gate, claim, graph, errors)
+        for gate in plan.rest:
+            _run(gate, claim, graph, errors)
+        return errors
+    for gate in plan.gates:
         _run(gate, claim, graph, errors)
     return errors
 
@@ -113,9 +131,10 @@ def _repeats(claim: Claim, claim_id: str, seen: _Buckets) -> str | None:
     Claims are bucketed by type and cited set; words (normalized text) are only
     computed for claims that share a bucket, which is rare outside real repeats.
     """
-    bucket = seen.setdefault((claim.type, frozenset(claim.cited_evidence_ids)), [])
-    if not bucket:
-        bucket.append(_Seen(claim_id, claim))
+    key = (claim.type, frozenset(claim.cited_evidence_ids))
+    bucket = seen.get(key)
+    if bucket is None:
+        seen[key] = [_Seen(claim_id, claim)]
         return None
     words = _words(claim)
     for earlier in bucket:
