@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
+import verity
 from tests.helpers import GRAPHS, card_small_claim, graph_dict
 from verity import Claim, Narration, load_graph, verify
-from verity.core import gates as gates_module
-from verity.core.gates import Finding, Gate
+from verity.core.gates import Finding
 from verity.core.graph import EvidenceGraph
 
 GOOD = card_small_claim("win_dining")
@@ -28,30 +28,64 @@ def test_accepts_graph_as_dict_path_or_object_and_narration_as_model() -> None:
         assert report.shipped[0].text == GOOD["text"]
 
 
+@verity.custom_gate("boom", codes={"boom.found": "a finding before the gate breaks"})
 def _fake_exploding_gate(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     raise RuntimeError("boom")
     yield  # pragma: no cover
 
 
+@verity.custom_gate("boom", codes={"boom.found": "a finding before the gate breaks"})
 def _fake_gate_that_finds_then_explodes(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
-    yield Finding("entity.not_allowed", "first finding", None, None)
+    yield Finding("boom.found", "first finding", None, None)
     raise KeyError("late")
 
 
 @pytest.mark.parametrize("fake", [_fake_exploding_gate, _fake_gate_that_finds_then_explodes])
 @pytest.mark.parametrize("profile", ["paper", "strict"])
-def test_a_gate_that_raises_rejects_the_claim(
-    monkeypatch: pytest.MonkeyPatch, fake: object, profile: str
-) -> None:
-    broken = (*gates_module._BY_PROFILE[profile], Gate("entity", fake, frozenset({profile})))  # type: ignore[arg-type]
-    monkeypatch.setitem(gates_module._BY_PROFILE, profile, broken)
-    report = verify(graph_dict("card_small.json"), {"claims": [GOOD]}, profile=profile)
+def test_a_gate_that_raises_rejects_the_claim(fake: verity.CustomGate, profile: str) -> None:
+    # The public seam adds a gate to a profile: verity.extend (no patching of the table).
+    derived = verity.extend(profile, [fake])
+    assert [g.name for g in derived.gates][-1] == "boom"
+    report = verify(graph_dict("card_small.json"), {"claims": [GOOD]}, profile=derived)
     (verdict,) = report.claims
     assert not verdict.passed
-    assert "internal.error" in [e.code for e in verdict.errors]
-    internal = next(e for e in verdict.errors if e.code == "internal.error")
-    assert internal.gate == "entity"
+    internal = [e for e in verdict.errors if e.code == "internal.error"]
+    assert [(e.gate, e.actual) for e in internal] == [
+        ("boom", "RuntimeError" if fake is _fake_exploding_gate else "KeyError")
+    ]
+    assert report.summary.failing_by_gate["boom"] == 1
     assert report.refused
+
+
+def test_the_screen_never_hides_a_finding_of_the_gates_it_covers() -> None:
+    from verity.core.claims import parse_narration
+    from verity.core.gates import SCREEN_BITS, dirty, gates_for, screen, screen_plan
+
+    graph = load_graph(GRAPHS / "card_small.json")
+    assert screen_plan(gates_for("paper")) == (4, False)
+    assert screen_plan(gates_for("strict")) == (5, True)
+    bad = [
+        {**GOOD, "cited_evidence_ids": []},
+        {**GOOD, "cited_evidence_ids": [*GOOD["cited_evidence_ids"], "nope"]},
+        {**GOOD, "entities": ["amex"]},
+        {**GOOD, "numbers": ["4.0x"]},
+        {**GOOD, "type": "NO_SUCH_TYPE"},
+        {**GOOD, "cited_evidence_ids": ["nope"], "entities": ["amex"], "type": "NO_SUCH_TYPE"},
+    ]
+    for raw in [GOOD, *bad]:
+        (item,) = parse_narration({"claims": [raw]}).claims
+        assert item.claim is not None
+        for profile in ("paper", "strict"):
+            count, scope = screen_plan(gates_for(profile))
+            covered = gates_for(profile)[:count]
+            found = [f for g in covered for f in g.check(item.claim, graph)]
+            assert screen(item.claim, graph, scope) is (not found)
+            assert (raw is GOOD) is (not found)
+            # each gate's bit is set exactly when that gate finds something
+            mask = dirty(item.claim, graph, scope)
+            for gate in covered:
+                finds = bool(list(gate.check(item.claim, graph)))
+                assert bool(mask & SCREEN_BITS[gate.check]) is finds, (raw, gate.name)
 
 
 def test_unknown_profile_is_an_input_error() -> None:

@@ -37,6 +37,7 @@ from verity.jsonio import loads, path_text, read_json
 __all__ = [
     "CHUNK_LINES",
     "ENGINES",
+    "LINE_ERROR_CODES",
     "START_METHODS",
     "chunks",
     "load_graph_dir",
@@ -86,6 +87,17 @@ def load_graph_dir(directory: str | Path) -> dict[str, EvidenceGraph]:
     return graphs
 
 
+#: The codes of an output line for an input line that cannot be used, with what they mean.
+LINE_ERROR_CODES: dict[str, str] = {
+    "input.invalid_utf8": "the line is not valid UTF-8",
+    "input.empty_line": "the line is empty",
+    "input.unknown_graph": "the narration names a graph_id no loaded graph has",
+    "input.unusable": "the line is not a usable narration (its message says why)",
+    "internal.error": "verifying the line failed unexpectedly; the stream goes on",
+}
+_INVALID_UTF8, _EMPTY_LINE, _UNKNOWN_GRAPH, _UNUSABLE, _INTERNAL = LINE_ERROR_CODES
+
+
 def _error_line(number: int, code: str, message: str) -> str:
     body = {"line": number, "error": {"code": code, "message": message}}
     return json.dumps(body, ensure_ascii=False)
@@ -99,9 +111,9 @@ def _verify_line(
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return _error_line(number, "input.invalid_utf8", f"not valid UTF-8 (byte {exc.start})")
+        return _error_line(number, _INVALID_UTF8, f"not valid UTF-8 (byte {exc.start})")
     if not text.strip():
-        return _error_line(number, "input.empty_line", "the line is empty")
+        return _error_line(number, _EMPTY_LINE, "the line is empty")
     try:
         data = loads(text, f"line {number}")
         if not isinstance(data, dict):
@@ -111,12 +123,12 @@ def _verify_line(
             raise InputError(f"line {number} names no graph_id")
         graph = graphs.get(graph_id)
         if graph is None:
-            return _error_line(number, "input.unknown_graph", f"no graph with id {graph_id!r}")
+            return _error_line(number, _UNKNOWN_GRAPH, f"no graph with id {graph_id!r}")
         report = verify(graph, data, profile=profile, on_fail="filter")
     except VerityError as exc:
-        return _error_line(number, "input.unusable", str(exc))
+        return _error_line(number, _UNUSABLE, str(exc))
     except Exception as exc:  # a line must never stop the stream
-        return _error_line(number, "internal.error", f"{type(exc).__name__}: {exc}"[:500])
+        return _error_line(number, _INTERNAL, f"{type(exc).__name__}: {exc}"[:500])
     return json.dumps({"line": number, "report": report.to_dict()}, ensure_ascii=False)
 
 

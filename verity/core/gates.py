@@ -1,9 +1,14 @@
 """The gates: pure checks of one claim against one evidence graph.
 
 Each gate is a generator ``(claim, graph) -> Iterator[Finding]`` registered in
-:data:`GATES` with the profiles it runs in. :func:`verity.verify.verify` loops over
+:data:`GATES` with the profiles it runs in and the codes it reports (``schema`` and
+``duplicate`` are rows too, run by verify itself); :data:`GATE_NAMES` and
+:data:`ERROR_CODES` are derived from the table. :func:`verity.verify.verify` loops over
 the table, stamps the gate name on each finding and turns an exception inside a
-gate into an ``internal.error`` that rejects the claim (fail closed).
+gate into an ``internal.error`` that rejects the claim (fail closed). Custom gates join
+a profile through :func:`verity.extend`. :func:`screen` clears a claim of the set gates
+(evidence, entity, number, claim_type) in one pass of set lookups; a claim it does not
+clear runs through the gates, which say why.
 
 Profile ``paper`` is the published four-gate contract: evidence, entity, number
 (exact string membership) and claim_type. Profile ``strict`` adds number scope,
@@ -12,12 +17,12 @@ prose consistency and the text polarity gate; it only ever rejects more.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from verity.core.claims import Claim
-from verity.core.graph import EvidenceGraph
+from verity.core.claims import SCHEMA_CODES, Claim
+from verity.core.graph import EvidenceGraph, entity_scan
 from verity.errors import InputError
 from verity.text.align_v3 import (
     PROGRESS,
@@ -29,7 +34,6 @@ from verity.text.align_v3 import (
     readings,
 )
 from verity.text.display import one_line
-from verity.text.normalize import normalize
 from verity.text.numbers import NUMBER_RE, NumberValue, number_value, value_of_match
 from verity.text.segment import split_sentences
 from verity.text.suggest import Candidates
@@ -38,10 +42,14 @@ __all__ = [
     "ERROR_CODES",
     "GATES",
     "GATE_NAMES",
+    "INTERNAL_ERROR",
     "PROFILES",
     "Finding",
     "Gate",
+    "dirty",
     "gates_for",
+    "screen",
+    "screen_plan",
 ]
 
 PROFILES: tuple[str, ...] = ("paper", "strict")
@@ -65,9 +73,19 @@ GateCheck = Callable[[Claim, EvidenceGraph], Iterator[Finding]]
 
 @dataclass(frozen=True, slots=True)
 class Gate:
+    """A row of the gate table: a check, the profiles it runs in, the codes it reports.
+
+    ``codes`` maps each code the check may report to its meaning (a code names the gate
+    it is reported under: ``claim_type.text_not_narrated`` comes from the polarity check).
+    """
+
     name: str
     check: GateCheck
     profiles: frozenset[str]
+    codes: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+    #: Where the check runs: ``claim`` (the gate loop of verify, on each well-formed
+    #: claim), ``parse`` (reading the narration) or ``narration`` (across claims).
+    stage: str = "claim"
 
 
 def _nearest(value: str, graph: EvidenceGraph, name: str, choices: Iterable[str]) -> list[str]:
@@ -206,18 +224,96 @@ def check_claim_type(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
             )
 
 
+# --- the screen: the set gates in one pass -------------------------------------------
+
+
+def _requirements(graph: EvidenceGraph) -> dict[str, tuple[frozenset[str], ...]]:
+    """Per claim type with a rule: the type sets its rule requires of the cited nodes in
+    this graph (a ``when_present`` requirement only when the graph has such a node); cached."""
+    reqs: dict[str, tuple[frozenset[str], ...]] | None = graph.cache.get("requirements")
+    if reqs is None:
+        reqs = {
+            claim_type: tuple(
+                frozenset(req.any_of)
+                for req in rule.requires
+                if not req.when_present or any(t in graph.node_types for t in req.any_of)
+            )
+            for claim_type, rule in graph.rules.items()
+        }
+        graph.cache["requirements"] = reqs
+    return reqs
+
+
+#: The bit of each gate check in a :func:`dirty` mask.
+SCREEN_BITS: dict[GateCheck, int] = {
+    check_evidence: 1,
+    check_entities: 2,
+    check_number_binding: 4,
+    check_number_scope: 8,
+    check_claim_type: 16,
+}
+
+
+def dirty(claim: Claim, graph: EvidenceGraph, scope: bool) -> int:
+    """Which of the evidence, entity, number, claim_type gates (and with ``scope`` the
+    number scope gate) may find something, as a mask of :data:`SCREEN_BITS`: a gate whose
+    bit is clear finds nothing. Set lookups only, no findings built."""
+    mask = 0
+    nodes = graph.nodes
+    cited = claim.cited_evidence_ids
+    if not cited:
+        mask = 1
+    else:
+        for node_id in cited:
+            if node_id not in nodes:
+                mask = 1
+                cited = [i for i in cited if i in nodes]
+                break
+    if not graph.allowed_entities.issuperset(claim.entities):
+        mask |= 2
+    numbers = claim.numbers
+    if numbers:
+        if not graph.allowed_numbers.issuperset(numbers):
+            mask |= 4
+        if scope:
+            cited_set = set(cited)
+            stating = graph.number_nodes
+            for number in numbers:
+                found = stating.get(number)
+                if found is not None and found.isdisjoint(cited_set):
+                    mask |= 8
+                    break
+    reqs = _requirements(graph).get(claim.type)
+    if reqs is None:
+        mask |= 16
+    elif reqs:
+        types = {nodes[i].type for i in cited}
+        for need in reqs:
+            if types.isdisjoint(need):
+                mask |= 16
+                break
+    return mask
+
+
+def screen(claim: Claim, graph: EvidenceGraph, scope: bool) -> bool:
+    """True only when none of the gates :func:`dirty` covers would find anything."""
+    return not dirty(claim, graph, scope)
+
+
+def screen_plan(gates: tuple[Gate, ...]) -> tuple[int, bool]:
+    """(how many leading gates of ``gates`` :func:`dirty` covers, whether it must check
+    number scope). Zero when the first gate is not one it covers."""
+    scope = False
+    count = 0
+    for gate in gates:
+        if gate.check not in SCREEN_BITS:
+            break
+        scope = scope or gate.check is check_number_scope
+        count += 1
+    return count, scope
+
+
 # --- strict: prose consistency -------------------------------------------------------
-
-
-def _mask(text: str, spans: Iterable[tuple[int, int]]) -> str:
-    parts: list[str] = []
-    last = 0
-    for start, end in spans:
-        parts.append(text[last:start])
-        parts.append(" " * (end - start))
-        last = end
-    parts.append(text[last:])
-    return "".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,9 +325,7 @@ class _Mentions:
 
 
 def _mentions(text: str, graph: EvidenceGraph) -> _Mentions:
-    normalized = normalize(text)
-    found = graph.matcher.find(normalized)
-    masked = _mask(normalized, ((m.start, m.end) for m in found)) if found else normalized
+    found, masked = entity_scan(text, graph.matcher)
     return _Mentions(
         tuple((m.entity_id, m.raw) for m in found),
         tuple((m.group(0), value_of_match(m)) for m in NUMBER_RE.finditer(masked)),
@@ -283,10 +377,6 @@ def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
 
 
 # --- strict: gate 5, text polarity -------------------------------------------------
-
-
-def _short(text: str, limit: int = 160) -> str:
-    return one_line(text, limit)
 
 
 def _sentences(text: str, graph: EvidenceGraph) -> list[str]:
@@ -399,7 +489,7 @@ def _failure_finding(
     if failure is None:
         return Finding(
             "polarity.unsupported_sentence",
-            f"the sentence {_short(sentence)!r} is not supported by any cited statement; "
+            f"the sentence {one_line(sentence, 160)!r} is not supported by any cited statement; "
             "no cited node exists",
             None,
             sentence,
@@ -409,11 +499,35 @@ def _failure_finding(
     detail = f" ({verdict.detail})" if verdict.detail else ""
     return Finding(
         _FAILURE_CODES[verdict.reason],
-        f"the sentence {_short(sentence)!r} {_FAILURE_TEXT[verdict.reason]}{detail}; "
+        f"the sentence {one_line(sentence, 160)!r} {_FAILURE_TEXT[verdict.reason]}{detail}; "
         f"closest cited statement ({node_id}): {statement!r}",
         statement,
         sentence,
     )
+
+
+def _reader_finding(text: str) -> Finding | None:
+    """A finding when the text does not read as it is checked (reader rules on), else None."""
+    issue = reader_issue(text) if _rules_now().reader else None
+    if issue is None:
+        return None
+    code, what = _READER_CODES[issue[0]]
+    return Finding(code, f"the claim text {what}: {issue[1]!r}", "plain text", issue[1])
+
+
+def _part_types(found: _SentenceSupport, graph: EvidenceGraph) -> list[frozenset[str]]:
+    """The node types supporting each part of a sentence's reading."""
+    return [frozenset(graph.nodes[i].type for i in part) for part in found.supporters]
+
+
+def _binding(
+    types: list[frozenset[str]], primary: frozenset[str] | None, allowed: frozenset[str] | None
+) -> tuple[bool, bool]:
+    """(every part rests on an allowed type, some part rests on a primary type) of one
+    supported sentence; None sets allow any type."""
+    bound = allowed is None or all(t & allowed for t in types)
+    narrated = primary is None or any(t & primary for t in types)
+    return bound, narrated
 
 
 def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
@@ -424,14 +538,12 @@ def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     breaks, misreadable digits and markup reject the claim. A type-binding failure is
     reported under the ``claim_type`` gate.
     """
-    rules = _rules_now()
-    issue = reader_issue(claim.text) if rules.reader else None
-    if issue is not None:
-        code, what = _READER_CODES[issue[0]]
-        yield Finding(code, f"the claim text {what}: {issue[1]!r}", "plain text", issue[1])
+    unreadable = _reader_finding(claim.text)
+    if unreadable is not None:
+        yield unreadable
         return
     cited = _cited_nodes(claim, graph)
-    primary, allowed = _narrated(claim, graph) if rules.type_binding else (None, None)
+    primary, allowed = _narrated(claim, graph) if _rules_now().type_binding else (None, None)
     narrated = primary is None
     unbound: str | None = None
     failed = False
@@ -441,11 +553,10 @@ def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
             failed = True
             yield _failure_finding(sentence, found.failure, graph)
             continue
-        types = [frozenset(graph.nodes[i].type for i in part) for part in found.supporters]
-        if allowed is not None and unbound is None and not all(t & allowed for t in types):
+        bound, rests = _binding(_part_types(found, graph), primary, allowed)
+        if not bound and unbound is None:
             unbound = sentence
-        if primary is not None and any(t & primary for t in types):
-            narrated = True
+        narrated = narrated or rests
     if unbound is not None:
         yield _type_finding(claim, unbound, primary, graph)
     elif not narrated and not failed:
@@ -464,7 +575,7 @@ def _type_finding(
         )
     else:
         message = (
-            f"the sentence {_short(sentence)!r} rests only on cited nodes of types a "
+            f"the sentence {one_line(sentence, 160)!r} rests only on cited nodes of types a "
             f"{claim.type} claim does not narrate (it narrates {narrates})"
         )
     return Finding(
@@ -476,62 +587,126 @@ def _type_finding(
     )
 
 
+def _checked_elsewhere(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
+    """The schema and duplicate rows: verify runs them itself (parsing; across claims)."""
+    return iter(())
+
+
+_BOTH = frozenset(PROFILES)
+_STRICT = frozenset({"strict"})
+
+#: Every gate, in report order, with the codes it reports. ``gates_for`` takes the
+#: ``claim`` stage rows of a profile; :data:`GATE_NAMES` and :data:`ERROR_CODES` are
+#: derived from this table.
 GATES: tuple[Gate, ...] = (
-    Gate("evidence", check_evidence, frozenset(PROFILES)),
-    Gate("entity", check_entities, frozenset(PROFILES)),
-    Gate("number", check_number_binding, frozenset(PROFILES)),
-    Gate("number", check_number_scope, frozenset({"strict"})),
-    Gate("claim_type", check_claim_type, frozenset(PROFILES)),
-    Gate("prose", check_prose, frozenset({"strict"})),
-    Gate("polarity", check_polarity, frozenset({"strict"})),
+    Gate("schema", _checked_elsewhere, _BOTH, SCHEMA_CODES, stage="parse"),
+    Gate(
+        "evidence",
+        check_evidence,
+        _BOTH,
+        {
+            "evidence.none_cited": "the claim cites no evidence id",
+            "evidence.unknown_id": "a cited id is not a node of the graph",
+        },
+    ),
+    Gate(
+        "entity",
+        check_entities,
+        _BOTH,
+        {"entity.not_allowed": "a declared entity is not an allowed entity id"},
+    ),
+    Gate(
+        "number",
+        check_number_binding,
+        _BOTH,
+        {"number.not_allowed": "a declared number is not an allowed number string"},
+    ),
+    Gate(
+        "number",
+        check_number_scope,
+        _STRICT,
+        {"number.out_of_scope": "(strict) a declared number is stated by no cited node"},
+    ),
+    Gate(
+        "claim_type",
+        check_claim_type,
+        _BOTH,
+        {
+            "claim_type.unknown": "the claim type has no rule in the graph",
+            "claim_type.missing_required": "the cited nodes lack a type the claim type's "
+            "rule requires",
+        },
+    ),
+    Gate(
+        "prose",
+        check_prose,
+        _STRICT,
+        {
+            "prose.undeclared_entity": "(strict) the text mentions an entity the claim does "
+            "not declare",
+            "prose.undeclared_number": "(strict) the text states a number no declared number "
+            "matches",
+        },
+    ),
+    Gate(
+        "polarity",
+        check_polarity,
+        _STRICT,
+        {
+            "claim_type.text_not_narrated": "(strict) the text rests on no cited node of a "
+            "type the claim type narrates",
+            "polarity.unsupported_sentence": "(strict) a sentence is not contained in any "
+            "cited statement",
+            "polarity.marker_dropped": "(strict) the claim drops a negation or other "
+            "polarity marker",
+            "polarity.marker_object_cut": "(strict) the claim cuts off what a polarity "
+            "marker applies to",
+            "polarity.gap_crosses_barrier": "(strict) a gap skips an entity, number, "
+            "punctuation, symbol, conjunction, marker or required span",
+            "polarity.not_anchored": "(strict) a sentence does not start at its statement's "
+            "subject",
+            "polarity.required_span_dropped": "(strict) a sentence drops a span its "
+            "statement requires",
+            "polarity.line_break": "(strict) the claim text breaks a line",
+            "polarity.control_character": "(strict) the claim text holds an invisible or "
+            "control character",
+            "polarity.foreign_digit": "(strict) the claim text holds a digit outside ASCII",
+            "polarity.markup": "(strict) the claim text holds markup",
+        },
+    ),
+    Gate(
+        "duplicate",
+        _checked_elsewhere,
+        _BOTH,
+        {"duplicate.repeated": "the claim repeats an earlier claim's type, citations and text"},
+        stage="narration",
+    ),
 )
 
-#: Every gate name a report can carry, in order (``schema`` and ``duplicate`` run in verify).
-GATE_NAMES: tuple[str, ...] = (
-    "schema",
-    "evidence",
-    "entity",
-    "number",
-    "claim_type",
-    "prose",
-    "polarity",
-    "duplicate",
-)
+#: The code of a gate that failed (raised, or broke its contract): the claim is rejected.
+INTERNAL_ERROR = "internal.error"
 
-#: Every stable error code, with what it means. Documented in README.md.
-ERROR_CODES: dict[str, str] = {
-    "schema.not_an_object": "the claim is not a JSON object",
-    "schema.missing_field": "a required claim field is missing",
-    "schema.unexpected_field": "the claim has a field the format does not define",
-    "schema.wrong_type": "a claim field has the wrong JSON type",
-    "schema.empty": "an id, type or list item is an empty string",
-    "schema.empty_text": "the claim text is empty or blank",
-    "schema.too_long": "a text, id or list exceeds its size limit",
-    "evidence.none_cited": "the claim cites no evidence id",
-    "evidence.unknown_id": "a cited id is not a node of the graph",
-    "entity.not_allowed": "a declared entity is not an allowed entity id",
-    "number.not_allowed": "a declared number is not an allowed number string",
-    "number.out_of_scope": "(strict) a declared number is stated by no cited node",
-    "claim_type.unknown": "the claim type has no rule in the graph",
-    "claim_type.missing_required": "the cited nodes lack a type the claim type's rule requires",
-    "claim_type.text_not_narrated": "(strict) the text rests on no cited node of a type the "
-    "claim type narrates",
-    "prose.undeclared_entity": "(strict) the text mentions an entity the claim does not declare",
-    "prose.undeclared_number": "(strict) the text states a number no declared number matches",
-    "polarity.unsupported_sentence": "(strict) a sentence is not contained in any cited statement",
-    "polarity.marker_dropped": "(strict) the claim drops a negation or other polarity marker",
-    "polarity.marker_object_cut": "(strict) the claim cuts off what a polarity marker applies to",
-    "polarity.gap_crosses_barrier": "(strict) a gap skips an entity, number, punctuation, "
-    "symbol, conjunction, marker or required span",
-    "polarity.not_anchored": "(strict) a sentence does not start at its statement's subject",
-    "polarity.required_span_dropped": "(strict) a sentence drops a span its statement requires",
-    "polarity.line_break": "(strict) the claim text breaks a line",
-    "polarity.control_character": "(strict) the claim text holds an invisible or control character",
-    "polarity.foreign_digit": "(strict) the claim text holds a digit outside ASCII",
-    "polarity.markup": "(strict) the claim text holds markup",
-    "duplicate.repeated": "the claim repeats an earlier claim's type, citations and text",
-    "internal.error": "a gate failed unexpectedly; the claim is rejected (fail closed)",
-}
+#: Every gate name a report can carry, in table order.
+GATE_NAMES: tuple[str, ...] = tuple(dict.fromkeys(g.name for g in GATES))
+
+
+def _error_codes(gates: Iterable[Gate]) -> dict[str, str]:
+    """Every code of ``gates`` grouped by the gate it is reported under (gates in table
+    order, codes in declaration order), then ``internal.error``."""
+    table = tuple(gates)
+    codes: dict[str, str] = {}
+    for name in dict.fromkeys(g.name for g in table):
+        for gate in table:
+            for code, meaning in gate.codes.items():
+                if code.partition(".")[0] == name:
+                    codes[code] = meaning
+    codes[INTERNAL_ERROR] = "a gate failed unexpectedly; the claim is rejected (fail closed)"
+    return codes
+
+
+#: Every stable error code, with what it means (derived from :data:`GATES`). Documented
+#: in README.md.
+ERROR_CODES: dict[str, str] = _error_codes(GATES)
 
 
 def gates_for(profile: str) -> tuple[Gate, ...]:
@@ -542,5 +717,5 @@ def gates_for(profile: str) -> tuple[Gate, ...]:
 
 
 _BY_PROFILE: dict[str, tuple[Gate, ...]] = {
-    p: tuple(g for g in GATES if p in g.profiles) for p in PROFILES
+    p: tuple(g for g in GATES if p in g.profiles and g.stage == "claim") for p in PROFILES
 }

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from verity.core.models import GraphModel, NodeModel, Rule, RuleSet
 from verity.errors import GraphError
 from verity.jsonio import dumps, path_text, read_json
-from verity.text.aliases import AliasMatcher
+from verity.text.aliases import AliasMatcher, EntityMention, alias_key
 from verity.text.normalize import normalize
 from verity.text.numbers import find_numbers, number_value
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # imported where used: networkx costs ~20 MB and 0.1 s to imp
 
     from verity.text.align_v3 import PassageV3
 
-__all__ = ["EvidenceGraph", "load_graph", "load_rules"]
+__all__ = ["EvidenceGraph", "entity_scan", "load_graph", "load_rules"]
 
 
 @cache
@@ -71,7 +71,7 @@ def _alias_table(model: GraphModel, what: str) -> dict[str, str]:
     table: dict[str, str] = {}
     for entity in model.entities:
         for form in (entity.id, *entity.aliases):
-            key = " ".join(normalize(form).split())
+            key = alias_key(form)
             if not key:
                 raise GraphError(f"{what}: entity {entity.id!r} has an alias that is blank")
             owner = table.get(key)
@@ -84,12 +84,29 @@ def _alias_table(model: GraphModel, what: str) -> dict[str, str]:
     return table
 
 
+def entity_scan(text: str, matcher: AliasMatcher) -> tuple[list[EntityMention], str]:
+    """The entity mentions of ``text`` and its normalized form with them blanked out.
+
+    Numbers are read from the blanked text, so a digit inside an entity's name (``Gold
+    2``) is never a number mention. The spans index the normalized text.
+    """
+    found = matcher.mentions(text)
+    normalized = normalize(text)
+    if not found:
+        return found, normalized
+    parts: list[str] = []
+    last = 0
+    for m in found:
+        parts.append(normalized[last : m.start])
+        parts.append(" " * (m.end - m.start))
+        last = m.end
+    parts.append(normalized[last:])
+    return found, "".join(parts)
+
+
 def _check_node_numbers(node: NodeModel, matcher: AliasMatcher, what: str) -> None:
     """Every listed number is a mention of the statement and every mention is listed."""
-    text = normalize(node.statement)
-    for mention in matcher.find(text):
-        text = text[: mention.start] + " " * (mention.end - mention.start) + text[mention.end :]
-    mentions = find_numbers(text)
+    mentions = find_numbers(entity_scan(node.statement, matcher)[1])
     raw_mentions = {m.raw for m in mentions}
     for number in node.numbers:
         if normalize(number).strip() not in raw_mentions:

@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from verity.core.graph import EvidenceGraph
+from verity.core.graph import EvidenceGraph, entity_scan
 from verity.core.models import NodeModel, Rule
 from verity.text.normalize import normalize
 from verity.text.numbers import find_numbers
@@ -124,15 +124,12 @@ def _companions(
 
 
 def _mentioned(graph: EvidenceGraph, text: str) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(m.entity_id for m in graph.matcher.find(normalize(text))))
+    return tuple(dict.fromkeys(m.entity_id for m in graph.matcher.mentions(text)))
 
 
 def _stated_numbers(graph: EvidenceGraph, node: NodeModel, text: str) -> tuple[str, ...]:
     """The node's number strings that ``text`` states (as the graph loader reads numbers)."""
-    normalized = normalize(text)
-    for m in graph.matcher.find(normalized):
-        normalized = normalized[: m.start] + " " * (m.end - m.start) + normalized[m.end :]
-    raw = {m.raw for m in find_numbers(normalized)}
+    raw = {m.raw for m in find_numbers(entity_scan(text, graph.matcher)[1])}
     return tuple(x for x in node.numbers if normalize(x).strip() in raw)
 
 

@@ -25,7 +25,16 @@ from types import MappingProxyType
 from typing import Any
 
 from verity.core.claims import Claim
-from verity.core.gates import ERROR_CODES, GATE_NAMES, PROFILES, Finding, Gate, GateCheck, gates_for
+from verity.core.gates import (
+    ERROR_CODES,
+    GATE_NAMES,
+    INTERNAL_ERROR,
+    PROFILES,
+    Finding,
+    Gate,
+    GateCheck,
+    gates_for,
+)
 from verity.core.graph import EvidenceGraph
 from verity.core.report import Report
 from verity.errors import InputError
@@ -48,7 +57,7 @@ _GATE_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
 _CODE_SUFFIX = re.compile(r"[a-z0-9][a-z0-9_]{0,59}")
 _PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,79}")
 #: Gate names a custom gate may not take: the built-in gates and the fail-closed code's.
-_RESERVED = frozenset(GATE_NAMES) | {"internal"}
+_RESERVED = frozenset(GATE_NAMES) | {INTERNAL_ERROR.partition(".")[0]}
 
 
 def _import_attr(module: str, qualname: str) -> Any:
@@ -128,7 +137,7 @@ def _json_value(value: Any) -> bool:
 
 def _broken(gate: CustomGate, why: str, actual: Any) -> Finding:
     return Finding(
-        "internal.error",
+        INTERNAL_ERROR,
         f"the {gate.name} gate {why}; the claim is rejected (fail closed)"[:500],
         sorted(gate.codes),
         actual,
@@ -182,7 +191,7 @@ class Profile:
         if len(set(names)) != len(names):
             raise InputError(f"profile {self.name!r} has two custom gates of one name")
         own = frozenset({self.name})
-        added = tuple(Gate(g.name, _Declared(g), own) for g in self.custom)
+        added = tuple(Gate(g.name, _Declared(g), own, dict(g.codes)) for g in self.custom)
         object.__setattr__(self, "gates", gates_for(self.base) + added)
 
     @property

@@ -11,11 +11,11 @@ from typing import Any
 from verity.answer import join_sentences
 from verity.core.claims import Claim, Narration, ParsedClaim, parse_narration
 from verity.core.gate_error import GateError
-from verity.core.gates import Gate, gates_for
+from verity.core.gates import INTERNAL_ERROR, SCREEN_BITS, Gate, dirty, gates_for, screen_plan
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.profiles import Profile, VerificationFailed, resolve_profile
-from verity.core.report import ClaimVerdict, Report, Summary
-from verity.core.trusted import trusted
+from verity.core.report import REPORT_FORMAT, ClaimVerdict, Report, Summary
+from verity.core.trusted import trusted, trusted_maker
 from verity.errors import InputError
 from verity.formats import REFUSAL
 from verity.text.normalize import normalize
@@ -23,32 +23,89 @@ from verity.text.normalize import normalize
 __all__ = ["verify"]
 
 _WORD = re.compile(r"\w+")
+#: The code of the ``duplicate`` gate (declared in :data:`verity.core.gates.GATES`).
+DUPLICATE_REPEATED = "duplicate.repeated"
 
 
-def _run_gates(claim: Claim, graph: EvidenceGraph, gates: tuple[Gate, ...]) -> list[GateError]:
-    errors: list[GateError] = []
-    for gate in gates:
-        try:
-            for f in gate.check(claim, graph):
-                errors.append(
-                    GateError(
-                        gate=f.gate or gate.name,
-                        code=f.code,
-                        message=f.message,
-                        expected=f.expected,
-                        actual=f.actual,
-                    )
-                )
-        except Exception as exc:  # fail closed: a broken gate rejects, it never passes
-            errors.append(
-                GateError(
-                    gate=gate.name,
-                    code="internal.error",
-                    message=f"the {gate.name} gate failed: {type(exc).__name__}: {exc}"[:500],
-                    expected=None,
-                    actual=type(exc).__name__,
-                )
+_new_error = trusted_maker(GateError)
+_new_verdict = trusted_maker(ClaimVerdict)
+
+
+def _error(gate: str, code: str, message: str, expected: Any, actual: Any) -> GateError:
+    return _new_error(
+        {"gate": gate, "code": code, "message": message, "expected": expected, "actual": actual}
+    )
+
+
+def _run(gate: Gate, claim: Claim, graph: EvidenceGraph, errors: list[GateError]) -> None:
+    try:
+        for f in gate.check(claim, graph):
+            errors.append(_error(f.gate or gate.name, f.code, f.message, f.expected, f.actual))
+    except Exception as exc:  # fail closed: a broken gate rejects, it never passes
+        errors.append(
+            _error(
+                gate.name,
+                INTERNAL_ERROR,
+                f"the {gate.name} gate failed: {type(exc).__name__}: {exc}"[:500],
+                None,
+                type(exc).__name__,
             )
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """The gates of a profile, and the :func:`dirty` bit of each leading gate it covers."""
+
+    gates: tuple[Gate, ...]
+    bits: tuple[int, ...]  # one per covered leading gate
+    scope: bool
+    rest: tuple[Gate, ...]
+
+
+_PLANS: dict[int, _Plan] = {}
+
+
+def _plan(gates: tuple[Gate, ...]) -> _Plan:
+    """The plan of a gates tuple, remembered by identity (profiles keep their tuple)."""
+    plan = _PLANS.get(id(gates))
+    if plan is None or plan.gates is not gates:
+        screened, scope = screen_plan(gates)
+        bits = tuple(SCREEN_BITS[g.check] for g in gates[:screened])
+        plan = _Plan(gates, bits, scope, gates[screened:])
+        if len(_PLANS) >= 64:
+            _PLANS.clear()
+        _PLANS[id(gates)] = plan
+    return plan
+
+
+def _run_gates(claim: Claim, graph: EvidenceGraph, plan: _Plan) -> list[GateError]:
+    """The errors of every gate of the plan, in gate order.
+
+    The covered gates that :func:`dirty` shows clean are skipped (they would find
+    nothing); if it fails, every gate runs, and fails closed.
+    """
+    errors: list[GateError] = []
+    bits = plan.bits
+    if bits:
+        try:
+            mask = dirty(claim, graph, plan.scope)
+        except Exception:  # the gates themselves decide, and fail closed
+            mask = -1
+        if not mask:
+            if not plan.rest:
+                return errors
+            for gate in plan.rest:
+                _run(gate, claim, graph, errors)
+            return errors
+        for bit, gate in zip(bits, plan.gates, strict=False):
+            if mask & bit:
+                _run(gate, claim, graph, errors)
+        for gate in plan.rest:
+            _run(gate, claim, graph, errors)
+        return errors
+    for gate in plan.gates:
+        _run(gate, claim, graph, errors)
     return errors
 
 
@@ -74,9 +131,10 @@ def _repeats(claim: Claim, claim_id: str, seen: _Buckets) -> str | None:
     Claims are bucketed by type and cited set; words (normalized text) are only
     computed for claims that share a bucket, which is rare outside real repeats.
     """
-    bucket = seen.setdefault((claim.type, frozenset(claim.cited_evidence_ids)), [])
-    if not bucket:
-        bucket.append(_Seen(claim_id, claim))
+    key = (claim.type, frozenset(claim.cited_evidence_ids))
+    bucket = seen.get(key)
+    if bucket is None:
+        seen[key] = [_Seen(claim_id, claim)]
         return None
     words = _words(claim)
     for earlier in bucket:
@@ -93,26 +151,25 @@ def _verdicts(
 ) -> list[tuple[ClaimVerdict, Claim | None]]:
     out: list[tuple[ClaimVerdict, Claim | None]] = []
     seen: _Buckets = {}
+    plan = _plan(gates)
     for item in parsed:
         claim = item.claim
         if claim is None:
             errors = list(item.errors)
         else:
-            errors = _run_gates(claim, graph, gates)
+            errors = _run_gates(claim, graph, plan)
             first = _repeats(claim, item.id, seen)
             if first is not None:
                 errors.append(
-                    GateError(
-                        gate="duplicate",
-                        code="duplicate.repeated",
-                        message=f"the claim repeats claim {first!r} "
-                        "(same type, citations and text)",
-                        expected=None,
-                        actual=first,
+                    _error(
+                        "duplicate",
+                        DUPLICATE_REPEATED,
+                        f"the claim repeats claim {first!r} (same type, citations and text)",
+                        None,
+                        first,
                     )
                 )
-        verdict = trusted(
-            ClaimVerdict,
+        verdict = _new_verdict(
             {
                 "index": item.index,
                 "id": item.id,
@@ -129,16 +186,22 @@ def _verdicts(
 def _summary(verdicts: list[ClaimVerdict], gates: tuple[Gate, ...]) -> Summary:
     names = ["schema", *dict.fromkeys(g.name for g in gates), "duplicate"]
     failing = dict.fromkeys(names, 0)
+    passed = 0
     for v in verdicts:
+        if v.passed:
+            passed += 1
+            continue
         for gate in {e.gate for e in v.errors}:
             failing[gate] = failing.get(gate, 0) + 1
-    passed = sum(v.passed for v in verdicts)
-    return Summary(
-        claims=len(verdicts),
-        passed=passed,
-        removed=len(verdicts) - passed,
-        all_claims_verified=bool(verdicts) and passed == len(verdicts),
-        failing_by_gate=failing,
+    return trusted(
+        Summary,
+        {
+            "claims": len(verdicts),
+            "passed": passed,
+            "removed": len(verdicts) - passed,
+            "all_claims_verified": bool(verdicts) and passed == len(verdicts),
+            "failing_by_gate": failing,
+        },
     )
 
 
@@ -174,14 +237,18 @@ def verify(
     verdicts = [v for v, _ in results]
     shipped = [c for v, c in results if v.passed and c is not None]
     answer = join_sentences([c.text for c in shipped]) if shipped else REFUSAL
-    report = Report.model_construct(
-        graph_id=g.graph_id,
-        profile=name,
-        claims=verdicts,
-        summary=_summary(verdicts, gates),
-        shipped=shipped,
-        answer=answer,
-        refused=not shipped,
+    report = trusted(
+        Report,
+        {
+            "format": REPORT_FORMAT,
+            "graph_id": g.graph_id,
+            "profile": name,
+            "claims": verdicts,
+            "summary": _summary(verdicts, gates),
+            "shipped": shipped,
+            "answer": answer,
+            "refused": not shipped,
+        },
     )
     if policy == "raise" and report.summary.removed:
         raise VerificationFailed(report)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from verity.text.normalize import normalize
 
-__all__ = ["AliasMatcher", "EntityMention"]
+__all__ = ["AliasMatcher", "EntityMention", "alias_key"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,11 @@ class EntityMention:
     end: int
     raw: str
     entity_id: str
+
+
+def alias_key(form: str) -> str:
+    """The key two names of one entity compare by: normalized, whitespace runs collapsed."""
+    return " ".join(normalize(form).split())
 
 
 def _alias_pattern(alias: str) -> str:
@@ -44,7 +49,7 @@ class AliasMatcher:
     def __init__(self, aliases: Mapping[str, str]) -> None:
         by_form: dict[str, str] = {}
         for form, entity_id in aliases.items():
-            key = " ".join(normalize(form).split())
+            key = alias_key(form)
             if key:
                 by_form[key] = entity_id
         self._by_form = by_form
@@ -77,3 +82,8 @@ class AliasMatcher:
             EntityMention(m.start(), m.end(), m.group(0), self.entity_of(m.group(0)))
             for m in self._regex.finditer(normalized)
         ]
+
+    def mentions(self, text: str) -> list[EntityMention]:
+        """Every entity mention in ``text`` (any text: it is normalized here); the spans
+        index ``normalize(text)``."""
+        return self.find(normalize(text))

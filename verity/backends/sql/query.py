@@ -53,7 +53,7 @@ from verity.backends.sql.spec import (
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.extras import install_hint
 from verity.formats import GRAPH_FORMAT
-from verity.text.aliases import AliasMatcher
+from verity.text.aliases import AliasMatcher, alias_key
 from verity.text.align import POLARITY_MARKERS
 from verity.text.normalize import normalize
 from verity.text.numbers import find_numbers, number_value
@@ -380,7 +380,7 @@ class _Builder:
             entity = self.entities[entity_id]
             kept: dict[str, str] = {}
             for alias in sorted(entity.aliases, key=lambda a: (normalize(a), a)):
-                key = " ".join(normalize(alias).split())
+                key = alias_key(alias)
                 if key == normalize(entity_id) or key in kept:
                     continue
                 _check_alias(alias, key, entity_id, owners, entity.aliases[alias])

@@ -1,0 +1,101 @@
+"""Byte-identity of reports over a seeded workload (core branch check).
+
+Hashes ``Report.model_dump_json()`` of 6000 generated narrations (benchmarks/perf/workload.py,
+seed 0, 8 claims each) under ``paper`` and ``strict``, plus the same narrations with seeded
+schema faults (wrong types, blank or overlong fields, missing and extra keys) so the
+claim-field checks are covered too. Prints one sha256 per part and one over all::
+
+    python benchmarks/perf/identity_core.py [--narrations 6000] [--expect HEX]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+sys.path.insert(0, str(HERE))
+
+import workload  # noqa: E402
+
+from verity import verify  # noqa: E402
+from verity.core.claims import Narration  # noqa: E402
+from verity.errors import InputError  # noqa: E402
+
+_FAULTS = (
+    lambda c, r: c.update(text=""),
+    lambda c, r: c.update(text="   "),
+    lambda c, r: c.update(text="x" * 10_001),
+    lambda c, r: c.update(id=""),
+    lambda c, r: c.update(id="i" * 257),
+    lambda c, r: c.update(type=7),
+    lambda c, r: c.update(type=None),
+    lambda c, r: c.update(entities="amex"),
+    lambda c, r: c.update(numbers=[1, "", " ", "n" * 300]),
+    lambda c, r: c.update(cited_evidence_ids=["e"] * 257),
+    lambda c, r: c.pop("numbers", None),
+    lambda c, r: c.pop("id", None),
+    lambda c, r: c.update(extra=1, zz=True),
+    lambda c, r: c.update({"k" * 80: 1}),
+    lambda c, r: c.update(text=12.5, id=True),
+)
+
+
+def _faulty(narration: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    out = copy.deepcopy(narration)
+    claims = out["claims"]
+    for _ in range(rng.randrange(1, 4)):
+        i = rng.randrange(len(claims))
+        if rng.random() < 0.1:
+            claims[i] = rng.choice([None, 3, "claim", [1, 2]])
+        elif isinstance(claims[i], dict):
+            rng.choice(_FAULTS)(claims[i], rng)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--narrations", type=int, default=6000)
+    parser.add_argument("--claims", type=int, default=8)
+    parser.add_argument("--expect", default=None)
+    args = parser.parse_args(argv)
+    pools = workload.load_pools(workload.graph_paths())
+    graphs = {p.graph.graph_id: p.graph for p in pools}
+    narrations = [n for n, _ in workload.narrations(pools, args.narrations, args.claims, 0)]
+    rng = random.Random(1)
+    faulty = [_faulty(n, rng) for n in narrations[: args.narrations // 4]]
+    total = hashlib.sha256()
+    for part, items in (("workload", narrations), ("faulty", faulty)):
+        for profile in ("paper", "strict"):
+            h = hashlib.sha256()
+            for n in items:
+                try:
+                    h.update(verify(graphs[n["graph_id"]], n, profile).model_dump_json().encode())
+                except InputError as exc:
+                    h.update(f"InputError:{exc}".encode())
+                h.update(b"\n")
+            print(f"{part:<9}{profile:<7}{h.hexdigest()}")
+            total.update(h.digest())
+    # Narration objects go through the same checks as dicts.
+    h = hashlib.sha256()
+    for n in narrations[:500]:
+        model = Narration.model_validate(n)
+        h.update(verify(graphs[n["graph_id"]], model, "strict").model_dump_json().encode())
+    print(f"{'model':<9}{'strict':<7}{h.hexdigest()}")
+    total.update(h.digest())
+    digest = total.hexdigest()
+    print(f"all      {digest}")
+    if args.expect is not None and args.expect != digest:
+        print("MISMATCH", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
