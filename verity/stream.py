@@ -24,8 +24,10 @@ import json
 import multiprocessing
 import sys
 import threading
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
+from multiprocessing.pool import AsyncResult
 from pathlib import Path
 from typing import Any
 
@@ -231,10 +233,15 @@ def _parallel(
         pool = ctx.Pool(jobs, initializer=_init_worker, initargs=(graph_dir, profile))
     try:
         with pool:
-            windows = chunks(lines)
-            while batch := list(islice(windows, window)):
-                for out in pool.imap(_work, batch):
-                    yield from out
+            # A sliding window: when the oldest chunk is done and yielded, the next one
+            # goes out, so workers never wait for the slowest chunk of a whole batch.
+            pending: deque[AsyncResult[list[str]]] = deque()
+            for chunk in chunks(lines):
+                pending.append(pool.apply_async(_work, (chunk,)))
+                if len(pending) >= window:
+                    yield from pending.popleft().get()
+            while pending:
+                yield from pending.popleft().get()
     finally:
         if method == "fork":
             gc.unfreeze()
