@@ -56,9 +56,8 @@ from verity.align import (
     check_support,
 )
 from verity.normalize import normalize
-from verity.numbers import NUMBER_RE, value_of_match
 from verity.segment import split_sentences
-from verity.text import NUMBER_PATTERN, WORD_PATTERN, tokenize
+from verity.text import NUMBER_PATTERN, WORD_PATTERN, _number_token, tokenize
 
 __all__ = [
     "CONJUNCTIONS",
@@ -245,7 +244,7 @@ def _scan(normalized: str, matcher: AliasMatcher | None) -> _Tokens:
         if group == "alias" and matcher is not None:
             value, kind = matcher.entity_of(raw), _ENTITY
         elif group == "number":
-            value, kind = value_of_match(NUMBER_RE.fullmatch(raw)).token, _NUMBER  # type: ignore[arg-type]
+            value, kind = _number_token(raw), _NUMBER
         elif group in ("word", "word2"):
             value, kind = raw, _WORD
             marker = _marker_key(value)
@@ -259,6 +258,36 @@ def _scan(normalized: str, matcher: AliasMatcher | None) -> _Tokens:
         spans.append(match.span())
         semicolons.append(raw == ";")
     return _Tokens(tuple(values), tuple(kinds), tuple(markers), tuple(spans), tuple(semicolons))
+
+
+def _scan_values(normalized: str, matcher: AliasMatcher | None) -> tuple[list[str], list[int]]:
+    """The values and kinds of :func:`_scan` alone (no spans or markers), from ``findall``."""
+    regex = matcher.regex if matcher is not None else None
+    scanner = _scanner(regex.pattern if regex is not None else None)
+    values: list[str] = []
+    kinds: list[int] = []
+    # With an alias pattern (and its own groups) in front, the scanner's groups are
+    # alias, alias-internal ..., word, number, word2, punct, symbol.
+    skip = 0 if regex is None else 1 + regex.groups
+    for groups in scanner.findall(normalized):
+        if skip and groups[0] and matcher is not None:
+            values.append(matcher.entity_of(groups[0]))
+            kinds.append(_ENTITY)
+            continue
+        word, number, word2, punct, symbol = groups[skip:]
+        if word or word2:
+            values.append(word or word2)
+            kinds.append(_WORD)
+        elif number:
+            values.append(_number_token(number))
+            kinds.append(_NUMBER)
+        elif punct:
+            values.append(_PUNCT_TOKEN.get(punct, punct))
+            kinds.append(_PUNCT)
+        else:
+            values.append(symbol)
+            kinds.append(_SYMBOL)
+    return values, kinds
 
 
 def claim_tokens_v3(text: str, matcher: AliasMatcher | None = None) -> tuple[str, ...]:
@@ -595,8 +624,8 @@ class ClaimV3:
 
     @classmethod
     def of(cls, text: str, matcher: AliasMatcher | None = None) -> ClaimV3:
-        scanned = _scan(normalize(text), matcher)
-        return cls(scanned.values, scanned.kinds)
+        values, kinds = _scan_values(normalize(text), matcher)
+        return cls(tuple(values), tuple(kinds))
 
     @property
     def v2(self) -> tuple[str, ...]:

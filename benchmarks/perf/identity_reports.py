@@ -6,8 +6,9 @@ Run from the repository root, before and after a change::
 
 Every narration of :func:`workload.narrations` is verified under ``paper`` and then
 ``strict``; the hash covers each ``Report.model_dump_json()`` in that order. With
-``--answers`` the ``check_answer`` result (``to_dict()`` as sorted JSON) of each narration's claim texts (one per line,
-against the statements of the cited nodes, as in ``run.py``) is hashed too. The whole
+``--answers`` the ``check_answer`` result (``to_dict()`` as sorted JSON) of each
+narration's claim texts (one per line, against the statements of the cited nodes, as in
+``run.py``) is hashed too. The whole
 workload is verified twice in the same process and both passes must give the same
 digest, so a cache that changes an answer once it is warm is caught as well.
 """
