@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given
 
-from tests.robustness.strategies import CARD_SMALL, ROBUST, hostile_text
+from tests.robustness.strategies import CARD_SMALL, GRAPH_ALIASES, ROBUST, hostile_text
+from verity import align_v3
+from verity import text as text_module
+from verity.aliases import AliasMatcher
 from verity.align_v3 import ClaimV3, _scan
 from verity.graph import load_graph
 from verity.normalize import normalize
+from verity.numbers import NUMBER_START
 
 GRAPH = load_graph(CARD_SMALL)
 
@@ -27,3 +33,46 @@ def test_claim_tokens_of_every_kind_equal_the_full_scan() -> None:
     assert set(full.kinds) == {0, 1, 2, 3, 4}
     claim = ClaimV3.of(text, GRAPH.matcher)
     assert (claim.tokens, claim.kinds) == (full.values, full.kinds)
+
+
+def _unguarded(pattern: str) -> re.Pattern[str]:
+    """``pattern`` without the first-character lookaheads of numbers and aliases."""
+    for guard in (NUMBER_GUARD, ALIAS_GUARD.search(pattern)):
+        if guard is not None:
+            pattern = pattern.replace(guard if isinstance(guard, str) else guard.group(0), "")
+    return re.compile(pattern)
+
+
+NUMBER_GUARD = "(?=" + NUMBER_START + ")"
+ALIAS_GUARD = re.compile(r"\(\?=\[[^]]*(?:\\.[^]]*)*\]\)(?=\(\?<!)")
+HOSTILE_MATCHER = AliasMatcher({form: "e" + str(i) for i, form in enumerate(GRAPH_ALIASES)})
+
+
+@ROBUST
+@given(hostile_text)
+def test_first_character_guards_change_no_match(text: str) -> None:
+    normalized = normalize(text)
+    for matcher in (GRAPH.matcher, HOSTILE_MATCHER):
+        assert matcher.regex is not None
+        plain = _unguarded(matcher.regex.pattern)
+        assert plain.pattern != matcher.regex.pattern
+        assert [m.span() for m in matcher.regex.finditer(normalized)] == [
+            m.span() for m in plain.finditer(normalized)
+        ]
+        for scanner in (align_v3._scanner(matcher.regex.pattern), text_module._scanner(None)):
+            reference = _unguarded(scanner.pattern)
+            assert NUMBER_GUARD not in reference.pattern
+            assert [(m.span(), m.lastindex) for m in scanner.finditer(normalized)] == [
+                (m.span(), m.lastindex) for m in reference.finditer(normalized)
+            ]
+
+
+@ROBUST
+@given(hostile_text)
+def test_whitespace_skipping_scanner_finds_the_same_groups(text: str) -> None:
+    normalized = normalize(text)
+    for matcher in (None, GRAPH.matcher, HOSTILE_MATCHER):
+        pattern = None if matcher is None or matcher.regex is None else matcher.regex.pattern
+        assert align_v3._value_scanner(pattern).findall(normalized) == (
+            align_v3._scanner(pattern).findall(normalized)
+        )

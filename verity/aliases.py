@@ -9,7 +9,7 @@ Whitespace inside an alias matches any run of whitespace in the text.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from verity.normalize import normalize
@@ -29,6 +29,12 @@ class EntityMention:
 
 def _alias_pattern(alias: str) -> str:
     return r"\s+".join(re.escape(part) for part in alias.split())
+
+
+def _first_chars(forms: Iterable[str]) -> str:
+    """A lookahead for the first characters of ``forms``: every alias starts with one, so a
+    position where none stands fails before the alternation is tried."""
+    return "(?=[" + "".join(re.escape(c) for c in sorted({form[0] for form in forms})) + "])"
 
 
 class AliasMatcher:
@@ -51,7 +57,9 @@ class AliasMatcher:
         if by_form:
             ordered = sorted(by_form, key=lambda f: (-len(f), f))
             body = "|".join(_alias_pattern(f) for f in ordered)
-            self._regex: re.Pattern[str] | None = re.compile(r"(?<!\w)(?:" + body + r")(?!\w)")
+            self._regex: re.Pattern[str] | None = re.compile(
+                _first_chars(ordered) + r"(?<!\w)(?:" + body + r")(?!\w)"
+            )
         else:
             self._regex = None
 

@@ -27,6 +27,7 @@ from verity.normalize import normalize
 
 __all__ = [
     "NUMBER_RE",
+    "NUMBER_START",
     "NumberMention",
     "NumberValue",
     "find_numbers",
@@ -45,6 +46,11 @@ NUMBER_RE = re.compile(
     """,
     re.VERBOSE,
 )
+
+#: A character class of every character a :data:`NUMBER_RE` match can start with (sign,
+#: currency symbol, digit, or the point of ``.5``). Scanners that embed the pattern put
+#: it in a lookahead first, so that positions where no number can start fail at once.
+NUMBER_START = r"[-−$€£¥.\d]"
 
 _WELL_FORMED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+")
 
