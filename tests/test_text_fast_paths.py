@@ -13,7 +13,7 @@ from verity.aliases import AliasMatcher
 from verity.align_v3 import ClaimV3, _scan
 from verity.graph import load_graph
 from verity.normalize import normalize
-from verity.numbers import NUMBER_START
+from verity.numbers import NUMBER_RE, NUMBER_START
 
 GRAPH = load_graph(CARD_SMALL)
 
@@ -35,12 +35,12 @@ def test_claim_tokens_of_every_kind_equal_the_full_scan() -> None:
     assert (claim.tokens, claim.kinds) == (full.values, full.kinds)
 
 
-def _unguarded(pattern: str) -> re.Pattern[str]:
+def _unguarded(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``pattern`` without the first-character lookaheads of numbers and aliases."""
     for guard in (NUMBER_GUARD, ALIAS_GUARD.search(pattern)):
         if guard is not None:
             pattern = pattern.replace(guard if isinstance(guard, str) else guard.group(0), "")
-    return re.compile(pattern)
+    return re.compile(pattern, flags)
 
 
 NUMBER_GUARD = "(?=" + NUMBER_START + ")"
@@ -48,10 +48,30 @@ ALIAS_GUARD = re.compile(r"\(\?=\[[^]]*(?:\\.[^]]*)*\]\)(?=\(\?<!)")
 HOSTILE_MATCHER = AliasMatcher({form: "e" + str(i) for i, form in enumerate(GRAPH_ALIASES)})
 
 
+def _same_number_matches(normalized: str) -> None:
+    plain_numbers = _unguarded(NUMBER_RE.pattern, re.VERBOSE)
+    assert plain_numbers.pattern != NUMBER_RE.pattern
+    assert [m.groupdict() | {"": m.span()} for m in NUMBER_RE.finditer(normalized)] == [
+        m.groupdict() | {"": m.span()} for m in plain_numbers.finditer(normalized)
+    ]
+    for piece in normalized.split():
+        found = NUMBER_RE.fullmatch(piece)
+        plain = plain_numbers.fullmatch(piece)
+        assert (found is None) == (plain is None)
+        assert found is None or plain is None or found.groups() == plain.groups()
+
+
+def test_numbers_of_every_opening_match_with_the_guard() -> None:
+    text = "-5 −2 -$3 $1,250.00 €5 £1 ¥9 .5x 4x 12% ٣ a.5 x-1 1.000,50 (7) [.25]"
+    _same_number_matches(text)
+    assert len(NUMBER_RE.findall(text)) == 15
+
+
 @ROBUST
 @given(hostile_text)
 def test_first_character_guards_change_no_match(text: str) -> None:
     normalized = normalize(text)
+    _same_number_matches(normalized)
     for matcher in (GRAPH.matcher, HOSTILE_MATCHER):
         assert matcher.regex is not None
         plain = _unguarded(matcher.regex.pattern)

@@ -35,8 +35,13 @@ __all__ = [
     "value_of_match",
 ]
 
+#: A character class of every character a :data:`NUMBER_RE` match can start with (sign,
+#: currency symbol, digit, or the point of ``.5``). The pattern opens with a lookahead
+#: for it, so that a position where no number can start fails at once.
+NUMBER_START = r"[-−$€£¥.\d]"
+
 NUMBER_RE = re.compile(
-    r"""
+    r"(?=" + NUMBER_START + r""")
     (?<!\w)(?<!\w[.,])
     (?P<sign>[-−])?
     (?P<cur>[$€£¥])?
@@ -46,11 +51,6 @@ NUMBER_RE = re.compile(
     """,
     re.VERBOSE,
 )
-
-#: A character class of every character a :data:`NUMBER_RE` match can start with (sign,
-#: currency symbol, digit, or the point of ``.5``). Scanners that embed the pattern put
-#: it in a lookahead first, so that positions where no number can start fail at once.
-NUMBER_START = r"[-−$€£¥.\d]"
 
 _WELL_FORMED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+")
 

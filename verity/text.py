@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from verity.aliases import AliasMatcher
 from verity.normalize import normalize
-from verity.numbers import NUMBER_RE, NUMBER_START, value_of_match
+from verity.numbers import NUMBER_RE, value_of_match
 
 __all__ = ["NUMBER_PATTERN", "WORD_PATTERN", "char_class", "tokenize", "tokenize_v1"]
 
@@ -66,9 +66,8 @@ _WORD_CHAR = "[" + char_class(_is_word_char, [(0x10000, 0x1F0FF), (0x20000, 0x3F
 WORD_PATTERN = _WORD_CHAR + "+(?:['’-]" + _WORD_CHAR + "+)*"
 
 # NUMBER_RE without its named groups (so that several scanners can embed it), in its
-# own verbose scope, behind a lookahead for its first character (the same matches; a
-# position where no number can start fails before the pattern's lookbehinds run).
-_NUMBER = "(?=" + NUMBER_START + ")(?x:" + re.sub(r"\(\?P<\w+>", "(?:", NUMBER_RE.pattern) + ")"
+# own verbose scope.
+_NUMBER = "(?x:" + re.sub(r"\(\?P<\w+>", "(?:", NUMBER_RE.pattern) + ")"
 #: NUMBER_RE as an embeddable sub-pattern (no named groups), for other scanners.
 NUMBER_PATTERN = _NUMBER
 
