@@ -44,6 +44,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import compress
 from typing import Literal
 
 from verity.aliases import AliasMatcher
@@ -640,11 +641,18 @@ class ClaimV3:
     @property
     def v2(self) -> tuple[str, ...]:
         """The v2 tokens: the v3 tokens without punctuation and symbols."""
-        return tuple(t for t, k in zip(self.tokens, self.kinds, strict=True) if k < _PUNCT)
+        return tuple(compress(self.tokens, [k < _PUNCT for k in self.kinds]))
 
     def without_symbols(self) -> ClaimV3:
         keep = [i for i, k in enumerate(self.kinds) if k < _PUNCT]
         return ClaimV3(tuple(self.tokens[i] for i in keep), tuple(self.kinds[i] for i in keep))
+
+
+def _in_sentence(verdict: SupportV3, index: int) -> SupportV3:
+    """``replace(verdict, sentence=index)``, without ``replace``'s field introspection."""
+    return SupportV3(
+        verdict.supported, verdict.reason, index, verdict.span, verdict.detail, verdict.dropped
+    )
 
 
 def check_claim_v3(
@@ -669,7 +677,7 @@ def check_claim_v3(
     for index, sent in enumerate(passage.sentences):
         if not _rules.symbols:
             sent = _without_symbols(sent)
-        verdict = replace(_check_sentence(claim.tokens, sent, _rules), sentence=index)
+        verdict = _in_sentence(_check_sentence(claim.tokens, sent, _rules), index)
         if verdict.supported:
             return verdict
         if PROGRESS[verdict.reason] > PROGRESS[best.reason]:
