@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given
 
 from tests.robustness.strategies import CARD_SMALL, GRAPH_ALIASES, ROBUST, hostile_text
@@ -96,3 +97,12 @@ def test_whitespace_skipping_scanner_finds_the_same_groups(text: str) -> None:
         assert align_v3._value_scanner(pattern).findall(normalized) == (
             align_v3._scanner(pattern).findall(normalized)
         )
+
+
+def test_entity_of_collapses_whitespace_and_refuses_unknown_forms() -> None:
+    matcher = AliasMatcher({"Gold Dining": "gold_dining", "flat_two": "flat_two"})
+    assert matcher.entity_of("gold dining") == "gold_dining"
+    assert matcher.entity_of("gold \t\n dining") == "gold_dining"
+    assert matcher.entity_of("flat_two") == "flat_two"
+    with pytest.raises(KeyError):
+        matcher.entity_of("gold")

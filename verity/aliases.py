@@ -75,7 +75,9 @@ class AliasMatcher:
 
     def entity_of(self, matched: str) -> str:
         """Entity id of a matched surface form (whitespace runs collapsed)."""
-        return self._by_form[" ".join(matched.split())]
+        # A match written exactly as a form (single spaces) is its own collapsed form.
+        found = self._by_form.get(matched)
+        return found if found is not None else self._by_form[" ".join(matched.split())]
 
     def find(self, normalized: str) -> list[EntityMention]:
         """Every entity mention in ``normalized`` text, left to right, non-overlapping."""
