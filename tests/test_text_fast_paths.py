@@ -88,17 +88,6 @@ def test_first_character_guards_change_no_match(text: str) -> None:
             ]
 
 
-@ROBUST
-@given(hostile_text)
-def test_whitespace_skipping_scanner_finds_the_same_groups(text: str) -> None:
-    normalized = normalize(text)
-    for matcher in (None, GRAPH.matcher, HOSTILE_MATCHER):
-        pattern = None if matcher is None or matcher.regex is None else matcher.regex.pattern
-        assert align_v3._value_scanner(pattern).findall(normalized) == (
-            align_v3._scanner(pattern).findall(normalized)
-        )
-
-
 def test_entity_of_collapses_whitespace_and_refuses_unknown_forms() -> None:
     matcher = AliasMatcher({"Gold Dining": "gold_dining", "flat_two": "flat_two"})
     assert matcher.entity_of("gold dining") == "gold_dining"

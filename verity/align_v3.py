@@ -211,16 +211,6 @@ def _scanner(alias_pattern: str | None) -> re.Pattern[str]:
     return re.compile("|".join(alternatives))
 
 
-@lru_cache(maxsize=256)
-def _value_scanner(alias_pattern: str | None) -> re.Pattern[str]:
-    """:func:`_scanner` that first skips whitespace, for ``findall`` (no spans needed).
-
-    No alternative can start on whitespace, so the scanner fails at every whitespace
-    position anyway: skipping the run (possessively) gives the same groups, in one step.
-    """
-    return re.compile(r"\s*+(?:" + _scanner(alias_pattern).pattern + ")")
-
-
 @dataclass(frozen=True, slots=True)
 class _Tokens:
     """Tokens of one text: values, kinds, marker keys and character spans (normalized)."""
@@ -274,7 +264,7 @@ def _scan(normalized: str, matcher: AliasMatcher | None) -> _Tokens:
 def _scan_values(normalized: str, matcher: AliasMatcher | None) -> tuple[list[str], list[int]]:
     """The values and kinds of :func:`_scan` alone (no spans or markers), from ``findall``."""
     regex = matcher.regex if matcher is not None else None
-    scanner = _value_scanner(regex.pattern if regex is not None else None)
+    scanner = _scanner(regex.pattern if regex is not None else None)
     values: list[str] = []
     kinds: list[int] = []
     # With an alias pattern (and its own groups) in front, the scanner's groups are
