@@ -9,7 +9,7 @@ Whitespace inside an alias matches any run of whitespace in the text.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from verity.text.normalize import normalize
@@ -36,6 +36,12 @@ def _alias_pattern(alias: str) -> str:
     return r"\s+".join(re.escape(part) for part in alias.split())
 
 
+def _first_chars(forms: Iterable[str]) -> str:
+    """A lookahead for the first characters of ``forms``: every alias starts with one, so a
+    position where none stands fails before the alternation is tried."""
+    return "(?=[" + "".join(re.escape(c) for c in sorted({form[0] for form in forms})) + "])"
+
+
 class AliasMatcher:
     """Finds entity mentions in normalized text.
 
@@ -56,7 +62,9 @@ class AliasMatcher:
         if by_form:
             ordered = sorted(by_form, key=lambda f: (-len(f), f))
             body = "|".join(_alias_pattern(f) for f in ordered)
-            self._regex: re.Pattern[str] | None = re.compile(r"(?<!\w)(?:" + body + r")(?!\w)")
+            self._regex: re.Pattern[str] | None = re.compile(
+                _first_chars(ordered) + r"(?<!\w)(?:" + body + r")(?!\w)"
+            )
         else:
             self._regex = None
 
@@ -72,7 +80,9 @@ class AliasMatcher:
 
     def entity_of(self, matched: str) -> str:
         """Entity id of a matched surface form (whitespace runs collapsed)."""
-        return self._by_form[" ".join(matched.split())]
+        # A match written exactly as a form (single spaces) is its own collapsed form.
+        found = self._by_form.get(matched)
+        return found if found is not None else self._by_form[" ".join(matched.split())]
 
     def find(self, normalized: str) -> list[EntityMention]:
         """Every entity mention in ``normalized`` text, left to right, non-overlapping."""

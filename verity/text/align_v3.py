@@ -44,6 +44,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import compress
 from typing import Literal
 
 from verity.text.aliases import AliasMatcher
@@ -56,9 +57,8 @@ from verity.text.align import (
     check_support,
 )
 from verity.text.normalize import normalize
-from verity.text.numbers import NUMBER_RE, value_of_match
 from verity.text.segment import split_sentences
-from verity.text.tokens import NUMBER_PATTERN, WORD_PATTERN, tokenize
+from verity.text.tokens import NUMBER_PATTERN, WORD_PATTERN, _number_token, tokenize
 
 __all__ = [
     "CONJUNCTIONS",
@@ -245,7 +245,7 @@ def _scan(normalized: str, matcher: AliasMatcher | None) -> _Tokens:
         if group == "alias" and matcher is not None:
             value, kind = matcher.entity_of(raw), _ENTITY
         elif group == "number":
-            value, kind = value_of_match(NUMBER_RE.fullmatch(raw)).token, _NUMBER  # type: ignore[arg-type]
+            value, kind = _number_token(raw), _NUMBER
         elif group in ("word", "word2"):
             value, kind = raw, _WORD
             marker = _marker_key(value)
@@ -259,6 +259,36 @@ def _scan(normalized: str, matcher: AliasMatcher | None) -> _Tokens:
         spans.append(match.span())
         semicolons.append(raw == ";")
     return _Tokens(tuple(values), tuple(kinds), tuple(markers), tuple(spans), tuple(semicolons))
+
+
+def _scan_values(normalized: str, matcher: AliasMatcher | None) -> tuple[list[str], list[int]]:
+    """The values and kinds of :func:`_scan` alone (no spans or markers), from ``findall``."""
+    regex = matcher.regex if matcher is not None else None
+    scanner = _scanner(regex.pattern if regex is not None else None)
+    values: list[str] = []
+    kinds: list[int] = []
+    # With an alias pattern (and its own groups) in front, the scanner's groups are
+    # alias, alias-internal ..., word, number, word2, punct, symbol.
+    skip = 0 if regex is None else 1 + regex.groups
+    for groups in scanner.findall(normalized):
+        if skip and groups[0] and matcher is not None:
+            values.append(matcher.entity_of(groups[0]))
+            kinds.append(_ENTITY)
+            continue
+        word, number, word2, punct, symbol = groups[skip:]
+        if word or word2:
+            values.append(word or word2)
+            kinds.append(_WORD)
+        elif number:
+            values.append(_number_token(number))
+            kinds.append(_NUMBER)
+        elif punct:
+            values.append(_PUNCT_TOKEN.get(punct, punct))
+            kinds.append(_PUNCT)
+        else:
+            values.append(symbol)
+            kinds.append(_SYMBOL)
+    return values, kinds
 
 
 def claim_tokens_v3(text: str, matcher: AliasMatcher | None = None) -> tuple[str, ...]:
@@ -595,17 +625,24 @@ class ClaimV3:
 
     @classmethod
     def of(cls, text: str, matcher: AliasMatcher | None = None) -> ClaimV3:
-        scanned = _scan(normalize(text), matcher)
-        return cls(scanned.values, scanned.kinds)
+        values, kinds = _scan_values(normalize(text), matcher)
+        return cls(tuple(values), tuple(kinds))
 
     @property
     def v2(self) -> tuple[str, ...]:
         """The v2 tokens: the v3 tokens without punctuation and symbols."""
-        return tuple(t for t, k in zip(self.tokens, self.kinds, strict=True) if k < _PUNCT)
+        return tuple(compress(self.tokens, [k < _PUNCT for k in self.kinds]))
 
     def without_symbols(self) -> ClaimV3:
         keep = [i for i, k in enumerate(self.kinds) if k < _PUNCT]
         return ClaimV3(tuple(self.tokens[i] for i in keep), tuple(self.kinds[i] for i in keep))
+
+
+def _in_sentence(verdict: SupportV3, index: int) -> SupportV3:
+    """``replace(verdict, sentence=index)``, without ``replace``'s field introspection."""
+    return SupportV3(
+        verdict.supported, verdict.reason, index, verdict.span, verdict.detail, verdict.dropped
+    )
 
 
 def check_claim_v3(
@@ -630,7 +667,7 @@ def check_claim_v3(
     for index, sent in enumerate(passage.sentences):
         if not _rules.symbols:
             sent = _without_symbols(sent)
-        verdict = replace(_check_sentence(claim.tokens, sent, _rules), sentence=index)
+        verdict = _in_sentence(_check_sentence(claim.tokens, sent, _rules), index)
         if verdict.supported:
             return verdict
         if PROGRESS[verdict.reason] > PROGRESS[best.reason]:

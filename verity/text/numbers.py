@@ -27,6 +27,7 @@ from verity.text.normalize import normalize
 
 __all__ = [
     "NUMBER_RE",
+    "NUMBER_START",
     "NumberMention",
     "NumberValue",
     "find_numbers",
@@ -34,8 +35,15 @@ __all__ = [
     "value_of_match",
 ]
 
+#: A character class of every character a :data:`NUMBER_RE` match can start with (sign,
+#: currency symbol, digit, or the point of ``.5``). The pattern opens with a lookahead
+#: for it, so that a position where no number can start fails at once.
+NUMBER_START = r"[-−$€£¥.\d]"
+
 NUMBER_RE = re.compile(
-    r"""
+    r"(?="
+    + NUMBER_START
+    + r""")
     (?<!\w)(?<!\w[.,])
     (?P<sign>[-−])?
     (?P<cur>[$€£¥])?
