@@ -264,6 +264,19 @@ def parse_output(
     }, None
 
 
+def _attempt_for(prompt: Prompt, *, narrator: str, model: str, **fields: Any) -> Attempt:
+    """An attempt keyed to ``prompt``: its graph, variant, pass index and hash."""
+    return Attempt(
+        narrator=narrator,
+        model=model,
+        graph_id=prompt.graph_id,
+        variant=prompt.variant,
+        pass_index=prompt.pass_index,
+        prompt_hash=prompt.prompt_hash,
+        **fields,
+    )
+
+
 def output_attempt(
     prompt: Prompt,
     *,
@@ -284,13 +297,10 @@ def output_attempt(
         error = AttemptError("output.refusal", f"the model refused: {refusal[:120]!r}")
     else:
         narration, error = parse_output(raw_text, finish_reason, prompt.graph_id)
-    return Attempt(
+    return _attempt_for(
+        prompt,
         narrator=narrator,
         model=model,
-        graph_id=prompt.graph_id,
-        variant=prompt.variant,
-        pass_index=prompt.pass_index,
-        prompt_hash=prompt.prompt_hash,
         raw_text=raw_text,
         narration=narration,
         parse_error=error,
@@ -313,13 +323,10 @@ def api_error_attempt(
     retries: int = 0,
 ) -> Attempt:
     """An attempt whose request failed: no text, no narration, the error as data."""
-    return Attempt(
+    return _attempt_for(
+        prompt,
         narrator=narrator,
         model=model,
-        graph_id=prompt.graph_id,
-        variant=prompt.variant,
-        pass_index=prompt.pass_index,
-        prompt_hash=prompt.prompt_hash,
         raw_text="",
         narration=None,
         api_error=AttemptError(code, message),
@@ -350,13 +357,10 @@ def menu_attempt(prompt: Prompt, chosen: list[Any], steps: list[Attempt]) -> Att
         narration, error = parse_output(raw, "stop", prompt.graph_id)
     else:
         raw, narration, error = last.raw_text, None, last.parse_error
-    return Attempt(
+    return _attempt_for(
+        prompt,
         narrator=last.narrator,
         model=last.model,
-        graph_id=prompt.graph_id,
-        variant=prompt.variant,
-        pass_index=prompt.pass_index,
-        prompt_hash=prompt.prompt_hash,
         raw_text=raw,
         narration=narration,
         parse_error=error,
