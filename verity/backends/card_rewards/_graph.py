@@ -40,7 +40,7 @@ Everything is built in a fixed order, so equal inputs give byte-identical JSON.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from importlib import resources
@@ -563,38 +563,30 @@ def _entities(card_ids: Sequence[str], catalog: Catalog) -> list[dict[str, Any]]
     return cards + categories
 
 
-def _winner_nodes(ctx: _Ctx) -> tuple[list[Node], list[Edge]]:
-    """The winner node of each category, in category order, and their edges."""
+def _gathered(found: Iterable[tuple[list[Node], list[Edge]]]) -> tuple[list[Node], list[Edge]]:
+    """The nodes and the edges of every ``(nodes, edges)`` pair, each in order."""
     nodes: list[Node] = []
     edges: list[Edge] = []
-    for category in CATEGORIES:
-        node, more = _winner(ctx, category)
-        nodes.append(node)
-        edges.extend(more)
+    for more_nodes, more_edges in found:
+        nodes.extend(more_nodes)
+        edges.extend(more_edges)
     return nodes, edges
+
+
+def _winner_nodes(ctx: _Ctx) -> tuple[list[Node], list[Edge]]:
+    """The winner node of each category, in category order, and their edges."""
+    return _gathered(([node], edges) for node, edges in (_winner(ctx, c) for c in CATEGORIES))
 
 
 def _cap_hit_nodes(ctx: _Ctx) -> tuple[list[Node], list[Edge]]:
     """Every category's cap-hit nodes, in category order, and their edges."""
-    nodes: list[Node] = []
-    edges: list[Edge] = []
-    for category in CATEGORIES:
-        found, more = _cap_hits(ctx, category)
-        nodes.extend(found)
-        edges.extend(more)
-    return nodes, edges
+    return _gathered(_cap_hits(ctx, c) for c in CATEGORIES)
 
 
 def _fee_nodes(ctx: _Ctx) -> tuple[list[Node], list[Edge]]:
     """The fee break-even node of each held card with an annual fee, and their edges."""
-    nodes: list[Node] = []
-    edges: list[Edge] = []
-    for card in ctx.held:
-        if card.annual_fee > 0:
-            node, more = _fee_break_even(ctx, card)
-            nodes.append(node)
-            edges.extend(more)
-    return nodes, edges
+    found = (_fee_break_even(ctx, card) for card in ctx.held if card.annual_fee > 0)
+    return _gathered(([node], edges) for node, edges in found)
 
 
 def _objective_edges(seg_nodes: Sequence[Node], fee_nodes: Sequence[Node]) -> list[Edge]:
