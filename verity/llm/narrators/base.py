@@ -392,29 +392,45 @@ def _next_step(prompt: Prompt, chosen: list[Any]) -> Prompt | None:
     return step if enum else None
 
 
-def narrate_menu(prompt: Prompt, call: Callable[[Prompt], Attempt]) -> Attempt:
-    """Decode a menu prompt claim by claim with ``call`` (one ordinary narrator call a step)."""
-    chosen: list[Any] = []
-    steps: list[Attempt] = []
-    while (step := _next_step(prompt, chosen)) is not None:
-        attempt = call(step)
-        steps.append(attempt)
+class _MenuDecode:
+    """The state of one menu decode, shared by :func:`narrate_menu` and
+    :func:`anarrate_menu`: the claims chosen and the calls made so far."""
+
+    def __init__(self, prompt: Prompt) -> None:
+        self._prompt = prompt
+        self._chosen: list[Any] = []
+        self._steps: list[Attempt] = []
+
+    def next_step(self) -> Prompt | None:
+        """The next step's prompt, or None when the menu is used up."""
+        return _next_step(self._prompt, self._chosen)
+
+    def took(self, attempt: Attempt) -> bool:
+        """Record a step's attempt; False when it gave no claim (the decode stops)."""
+        self._steps.append(attempt)
         claim = _step_claim(attempt)
         if claim is None:
+            return False
+        self._chosen.append(claim)
+        return True
+
+    def result(self) -> Attempt:
+        return menu_attempt(self._prompt, self._chosen, self._steps)
+
+
+def narrate_menu(prompt: Prompt, call: Callable[[Prompt], Attempt]) -> Attempt:
+    """Decode a menu prompt claim by claim with ``call`` (one ordinary narrator call a step)."""
+    decode = _MenuDecode(prompt)
+    while (step := decode.next_step()) is not None:
+        if not decode.took(call(step)):
             break
-        chosen.append(claim)
-    return menu_attempt(prompt, chosen, steps)
+    return decode.result()
 
 
 async def anarrate_menu(prompt: Prompt, call: Callable[[Prompt], Awaitable[Attempt]]) -> Attempt:
     """:func:`narrate_menu` for an asynchronous narrator call."""
-    chosen: list[Any] = []
-    steps: list[Attempt] = []
-    while (step := _next_step(prompt, chosen)) is not None:
-        attempt = await call(step)
-        steps.append(attempt)
-        claim = _step_claim(attempt)
-        if claim is None:
+    decode = _MenuDecode(prompt)
+    while (step := decode.next_step()) is not None:
+        if not decode.took(await call(step)):
             break
-        chosen.append(claim)
-    return menu_attempt(prompt, chosen, steps)
+    return decode.result()
