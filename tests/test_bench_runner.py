@@ -12,8 +12,14 @@ from typing import Any
 import pytest
 
 from verity.bench.progress import Progress, format_duration
-from verity.bench.records import load_records
-from verity.bench.runner import BenchPlan, find_graphs, instance_records, run_bench
+from verity.bench.records import load_records, parse_record_lines, record_line
+from verity.bench.runner import (
+    BenchPlan,
+    decide_resume,
+    find_graphs,
+    instance_records,
+    run_bench,
+)
 from verity.cli.main import main
 from verity.core.graph import load_graph
 from verity.errors import InputError
@@ -217,6 +223,42 @@ def test_summary_and_report_hold_no_timings_or_paths(uninterrupted: Path) -> Non
     timing = json.loads((uninterrupted / "timing.json").read_text())
     assert timing["overall"]["narrator_calls"] > 0
     assert timing["overall"]["instances_timed"] == 9
+
+
+def test_decide_resume_starts_afresh_without_results() -> None:
+    for data in (None, b"", b"\n  \n"):
+        for resume in (False, True):
+            decision = decide_resume(data, Path("r.jsonl"), resume=resume)
+            assert (decision.complete, decision.rewrite, decision.note) == ({}, None, None)
+
+
+def test_decide_resume_refuses_results_without_resume(uninterrupted: Path) -> None:
+    data = (uninterrupted / "results.jsonl").read_bytes()
+    with pytest.raises(InputError, match=r"r\.jsonl already holds results; pass --resume"):
+        decide_resume(data, Path("r.jsonl"), resume=False)
+
+
+def test_decide_resume_keeps_a_complete_file_as_it_is(uninterrupted: Path) -> None:
+    data = (uninterrupted / "results.jsonl").read_bytes()
+    decision = decide_resume(data, Path("r.jsonl"), resume=True)
+    assert len(decision.complete) == 9
+    assert (decision.rewrite, decision.note) == (None, None)
+
+
+def test_decide_resume_drops_a_torn_line_and_an_incomplete_instance(uninterrupted: Path) -> None:
+    lines = (uninterrupted / "results.jsonl").read_bytes().splitlines(keepends=True)
+    torn = lines[13][: len(lines[13]) // 2]
+    # 4 complete instances (12 records), the first record of a fifth, half a line
+    data = b"".join(lines[:13]) + torn
+    decision = decide_resume(data, Path("r.jsonl"), resume=True)
+    assert len(decision.complete) == 4
+    assert decision.rewrite is not None
+    kept = parse_record_lines(decision.rewrite).records
+    assert sorted(map(record_line, kept)) == sorted(x.decode("utf-8") for x in lines[:12])
+    assert decision.note == (
+        f"bench: --resume dropped a partial last line ({len(torn)} bytes, a write cut short)"
+        " and 1 records of 1 incomplete instance(s), to be rerun from r.jsonl"
+    )
 
 
 def test_rerun_without_resume_is_refused(uninterrupted: Path, tmp_path: Path) -> None:

@@ -138,24 +138,27 @@ def test_bare_bench_says_how_long_and_asks_for_yes_or_limit(
     assert not (tmp_path / "b").exists()  # nothing ran, nothing was written
 
 
+def _one_scripted_instance(out: Path, *options: str) -> list[str]:
+    """``bench`` argv for one quick scripted instance (one graph, one variant) into ``out``."""
+    return [
+        "bench",
+        "--narrators",
+        "scripted:clean",
+        "--limit",
+        "1",
+        "--variants",
+        "grounded",
+        "--out",
+        str(out),
+        "--resamples",
+        "20",
+        "--no-figures",
+        *options,
+    ]
+
+
 def test_scripted_bench_needs_no_yes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "b"
-    code = main(
-        [
-            "bench",
-            "--narrators",
-            "scripted:clean",
-            "--limit",
-            "1",
-            "--variants",
-            "grounded",
-            "--out",
-            str(out),
-            "--resamples",
-            "20",
-            "--no-figures",
-        ]
-    )
+    code = main(_one_scripted_instance(tmp_path / "b"))
     err = capsys.readouterr().err
     assert code == 0
     assert "bench: 1 graphs x 1 variants x 1 narrator(s) = 1 instances" in err
@@ -171,21 +174,7 @@ def test_progress_bar_shows_at_the_start() -> None:
 
 def test_resume_says_what_it_dropped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "b"
-    argv = [
-        "bench",
-        "--narrators",
-        "scripted:clean",
-        "--limit",
-        "1",
-        "--variants",
-        "grounded",
-        "--out",
-        str(out),
-        "--resamples",
-        "20",
-        "--no-figures",
-        "--quiet",
-    ]
+    argv = _one_scripted_instance(out, "--quiet")
     assert main(argv) == 0
     results = out / "results.jsonl"
     with results.open("ab") as fh:

@@ -23,6 +23,11 @@ def _passing_claims() -> str:
     return json.dumps({"claims": narration["claims"][:2]})  # c1 and c2 pass strict
 
 
+def _narrate(url: str, *options: str) -> list[str]:
+    """``narrate`` of the example graph with the ``openai:m`` narrator at ``url``."""
+    return ["narrate", str(GRAPH), "--narrator", "openai:m", "--base-url", url, *options]
+
+
 def _status(argv: list[str]) -> Any:
     try:
         return main(argv)
@@ -39,7 +44,7 @@ def _no_key(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_json_schema_refused_falls_back_to_json_object(capsys: pytest.CaptureFixture[str]) -> None:
     # Issue 13.4: python -m llama_cpp.server answers json_schema with HTTP 500.
     with serve("schema500", _passing_claims()) as endpoint:
-        code = main(["narrate", str(GRAPH), "--narrator", "openai:m", "--base-url", endpoint.url])
+        code = main(_narrate(endpoint.url))
     captured = capsys.readouterr()
     assert code == 0, captured
     assert "refused response_format json_schema (HTTP 500)" in captured.err
@@ -62,20 +67,7 @@ def test_fallback_is_kept_for_later_requests() -> None:
 
 def test_explicit_json_schema_does_not_fall_back(capsys: pytest.CaptureFixture[str]) -> None:
     with serve("schema500") as endpoint:
-        code = main(
-            [
-                "narrate",
-                str(GRAPH),
-                "--narrator",
-                "openai:m",
-                "--base-url",
-                endpoint.url,
-                "--response-format",
-                "json_schema",
-                "--retries",
-                "0",
-            ]
-        )
+        code = main(_narrate(endpoint.url, "--response-format", "json_schema", "--retries", "0"))
     err = capsys.readouterr().err
     assert code == 3 and "api.server_error" in err and endpoint.url in err
     assert len(endpoint.requests) == 1
@@ -84,7 +76,7 @@ def test_explicit_json_schema_does_not_fall_back(capsys: pytest.CaptureFixture[s
 def test_context_overflow_is_explained(capsys: pytest.CaptureFixture[str]) -> None:
     # Issue 13.4: the repair prompt overflowed the server's 2048-token context: bare HTTP 400.
     with serve("overflow") as endpoint:
-        code = main(["narrate", str(GRAPH), "--narrator", "openai:m", "--base-url", endpoint.url])
+        code = main(_narrate(endpoint.url))
     err = capsys.readouterr().err
     assert code == 3
     assert "context window" in err and "--n_ctx" in err and "--max-tokens" in err
@@ -95,20 +87,7 @@ def test_server_that_never_answers_times_out_quickly(capsys: pytest.CaptureFixtu
     # Issue 13.6: 60 s x 4 tries of silence; now --timeout/--retries and a note per retry.
     with serve("hang") as endpoint:
         started = time.monotonic()
-        code = _status(
-            [
-                "narrate",
-                str(GRAPH),
-                "--narrator",
-                "openai:m",
-                "--base-url",
-                endpoint.url,
-                "--timeout",
-                "0.5",
-                "--retries",
-                "1",
-            ]
-        )
+        code = _status(_narrate(endpoint.url, "--timeout", "0.5", "--retries", "1"))
         took = time.monotonic() - started
     err = capsys.readouterr().err
     assert code == EXIT_UNREACHABLE, err
@@ -121,9 +100,7 @@ def test_server_that_never_answers_times_out_quickly(capsys: pytest.CaptureFixtu
 def test_connection_refused_has_its_own_exit_status(capsys: pytest.CaptureFixture[str]) -> None:
     # Issue 13.7: exit 3 ("nothing verifiable") and no URL before.
     url = f"http://127.0.0.1:{free_port()}/v1"
-    code = main(
-        ["narrate", str(GRAPH), "--narrator", "openai:m", "--base-url", url, "--retries", "0"]
-    )
+    code = main(_narrate(url, "--retries", "0"))
     err = capsys.readouterr().err
     assert code == EXIT_UNREACHABLE == 4
     assert f"could not be reached at {url}" in err and "api.connection" in err
@@ -131,7 +108,7 @@ def test_connection_refused_has_its_own_exit_status(capsys: pytest.CaptureFixtur
 
 @pytest.mark.parametrize("url", ["127.0.0.1:8000/v1", "localhost", "ftp://127.0.0.1/v1", ""])
 def test_base_url_without_a_scheme_is_refused(url: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code = _status(["narrate", str(GRAPH), "--narrator", "openai:m", "--base-url", url])
+    code = _status(_narrate(url))
     err = capsys.readouterr().err
     assert code == EXIT_INPUT
     assert err.startswith("verity: error: --base-url must be an http:// or https:// URL")
@@ -141,7 +118,7 @@ def test_base_url_without_a_scheme_is_refused(url: str, capsys: pytest.CaptureFi
 def test_base_url_without_v1_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     with serve("notfound") as endpoint:
         bare = endpoint.url.removesuffix("/v1")
-        code = main(["narrate", str(GRAPH), "--narrator", "openai:m", "--base-url", bare])
+        code = main(_narrate(bare))
     err = capsys.readouterr().err
     assert code == 3
     assert "HTTP 404" in err and "serve under /v1" in err and bare in err
@@ -175,18 +152,7 @@ def test_named_key_variable_must_be_set(
 ) -> None:
     # Issue 13.11: --api-key-env NAME with NAME unset silently used a placeholder key.
     monkeypatch.delenv("VERITY_TEST_UNSET_KEY", raising=False)
-    code = _status(
-        [
-            "narrate",
-            str(GRAPH),
-            "--narrator",
-            "openai:m",
-            "--base-url",
-            "http://127.0.0.1:9/v1",
-            "--api-key-env",
-            "VERITY_TEST_UNSET_KEY",
-        ]
-    )
+    code = _status(_narrate("http://127.0.0.1:9/v1", "--api-key-env", "VERITY_TEST_UNSET_KEY"))
     err = capsys.readouterr().err
     assert code == EXIT_INPUT
     assert "VERITY_TEST_UNSET_KEY is not set" in err and err.count("\n") == 1

@@ -23,7 +23,8 @@ from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.menu import MenuItem, menu_facts, menu_items, menu_schema, remaining_items
 from verity.core.verify import verify
 from verity.errors import GraphError
-from verity.llm.prompts import CLAIM_OUTPUT_FIELDS, build_prompt, menu_step_prompt
+from verity.llm.prompts import build_prompt, menu_step_prompt
+from verity.llm.schema import CLAIM_OUTPUT_FIELDS
 
 CARD_GRAPHS = sorted((ROOT / "evidence_graphs" / "card_rewards").glob("*.json"))
 

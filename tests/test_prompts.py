@@ -13,15 +13,13 @@ from verity.core.graph import EvidenceGraph, load_graph
 from verity.errors import InputError
 from verity.llm.narrators.scripted import valid_claims
 from verity.llm.prompts import (
-    CLAIM_OUTPUT_FIELDS,
     VARIANTS,
     Prompt,
     approx_tokens,
     build_prompt,
     build_repair_prompt,
-    constrained_schema,
-    plain_schema,
 )
+from verity.llm.schema import CLAIM_OUTPUT_FIELDS, constrained_schema, plain_schema
 
 FIXTURES = Path(__file__).parent / "fixtures" / "narrators"
 SMALL = FIXTURES / "graph_small.json"
@@ -309,3 +307,15 @@ def test_repair_prompt_continues_the_conversation(small: EvidenceGraph) -> None:
         == "evidence.unknown_id"
     )
     assert prompt.prompt_hash != base.prompt_hash
+
+
+def test_prompts_re_exports_the_schema_names() -> None:
+    """The schema builders moved to verity.llm.schema; the old import path still works."""
+    from verity.llm import prompts, schema
+
+    for name in ("CITE_EXTRA", "CLAIM_OUTPUT_FIELDS", "MAX_PROMPT_CLAIMS"):
+        assert getattr(prompts, name) == getattr(schema, name)
+        assert name in prompts.__all__
+    for name in ("constrained_schema", "plain_schema"):
+        assert getattr(prompts, name) is getattr(schema, name)
+        assert name in prompts.__all__

@@ -35,6 +35,7 @@ from verity.bench.records import (
     BenchRecord,
     ErrorInfo,
     InstanceKey,
+    LoadedRecords,
     TokenUsage,
     VerdictRecord,
     cluster_of,
@@ -59,9 +60,11 @@ __all__ = [
     "PassResult",
     "RepairFn",
     "RepairResult",
+    "ResumeDecision",
     "RunOutcome",
     "build_card_rewards_graphs",
     "card_rewards_graph_names",
+    "decide_resume",
     "default_graph_dir",
     "find_graphs",
     "instance_records",
@@ -427,23 +430,52 @@ def _atomic_write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def prepare_results(
-    path: Path, *, resume: bool, log: TextIO | None = None
-) -> dict[InstanceKey, list[BenchRecord]]:
-    """Ready the results file; return the complete instances already in it.
-
-    Without ``resume`` the file must be absent or empty. With it, a partial last line
-    and the records of incomplete instances are removed (the file is rewritten
-    atomically when anything is removed, and ``log`` is told what was dropped).
-    """
+def _read_results(path: Path) -> bytes | None:
+    """The results file's bytes, or None when there is no file."""
     if not path.exists():
-        return {}
+        return None
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise InputError(f"results file {path} cannot be read: {exc.strerror or exc}") from None
-    if not data.strip():
-        return {}
+
+
+@dataclass(frozen=True)
+class ResumeDecision:
+    """What to do with the results file found at the start of a run.
+
+    ``complete`` holds the complete instances to skip. ``rewrite`` is the file's new
+    content when something must be dropped (None: leave the file as it is), and ``note``
+    says what was dropped.
+    """
+
+    complete: dict[InstanceKey, list[BenchRecord]]
+    rewrite: bytes | None = None
+    note: str | None = None
+
+
+def _dropped_note(
+    path: Path, data: bytes, loaded: LoadedRecords, kept: int, incomplete: int
+) -> str:
+    torn = len(data) - loaded.valid_bytes
+    dropped = [f"a partial last line ({torn} bytes, a write cut short)"] * bool(loaded.partial_tail)
+    if len(loaded.records) != kept:
+        dropped.append(
+            f"{len(loaded.records) - kept} records of "
+            f"{incomplete} incomplete instance(s), to be rerun"
+        )
+    return f"bench: --resume dropped {' and '.join(dropped)} from {path}"
+
+
+def decide_resume(data: bytes | None, path: Path, *, resume: bool) -> ResumeDecision:
+    """Decide, from the results file's bytes (None: no file), what a run starts from.
+
+    Pure: ``path`` only names the file in messages. No file or an empty one starts
+    afresh; a non-empty one needs ``resume`` (else :class:`InputError`), and then a
+    partial last line and the records of incomplete instances are dropped.
+    """
+    if data is None or not data.strip():
+        return ResumeDecision({})
     if not resume:
         raise InputError(
             f"{path} already holds results; pass --resume to continue that run "
@@ -452,23 +484,29 @@ def prepare_results(
     loaded = parse_record_lines(data, f"results file {path}")
     complete, incomplete = complete_instances(loaded.records)
     kept_records = sum(map(len, complete.values()))
-    if loaded.partial_tail or incomplete or kept_records != len(loaded.records):
-        if log is not None:
-            torn = len(data) - loaded.valid_bytes
-            dropped = [f"a partial last line ({torn} bytes, a write cut short)"] * bool(
-                loaded.partial_tail
-            )
-            if len(loaded.records) != kept_records:
-                dropped.append(
-                    f"{len(loaded.records) - kept_records} records of "
-                    f"{len(incomplete)} incomplete instance(s), to be rerun"
-                )
-            print(
-                f"bench: --resume dropped {' and '.join(dropped)} from {path}", file=log, flush=True
-            )
-        kept = "".join(record_line(r) for group in complete.values() for r in group)
-        _atomic_write(path, kept.encode("utf-8"))
-    return complete
+    if not (loaded.partial_tail or incomplete or kept_records != len(loaded.records)):
+        return ResumeDecision(complete)
+    kept = "".join(record_line(r) for group in complete.values() for r in group)
+    note = _dropped_note(path, data, loaded, kept_records, len(incomplete))
+    return ResumeDecision(complete, kept.encode("utf-8"), note)
+
+
+def prepare_results(
+    path: Path, *, resume: bool, log: TextIO | None = None
+) -> dict[InstanceKey, list[BenchRecord]]:
+    """Ready the results file; return the complete instances already in it.
+
+    Without ``resume`` the file must be absent or empty. With it, a partial last line
+    and the records of incomplete instances are removed (the file is rewritten
+    atomically when anything is removed, and ``log`` is told what was dropped); the
+    decision is :func:`decide_resume`.
+    """
+    decision = decide_resume(_read_results(path), path, resume=resume)
+    if decision.rewrite is not None:
+        if log is not None and decision.note is not None:
+            print(decision.note, file=log, flush=True)
+        _atomic_write(path, decision.rewrite)
+    return decision.complete
 
 
 class _Appender:
@@ -547,6 +585,102 @@ def _run_units(
                 on_done(fut.result())
 
 
+def _make_out_dir(out_dir: str | Path) -> Path:
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create output directory {out}: {exc.strerror or exc}") from None
+    return out
+
+
+def _load_graphs(paths: Sequence[Path]) -> list[EvidenceGraph]:
+    graphs = [load_graph(p) for p in paths]
+    if len({g.graph_id for g in graphs}) != len(graphs):
+        raise InputError("two graph files share a graph_id")
+    return graphs
+
+
+def _build_narrators(
+    plan: BenchPlan,
+    ready: Mapping[str, Narrator] | None,
+    openai_options: Mapping[str, Any] | None,
+) -> tuple[dict[str, Narrator], dict[str, str]]:
+    """The narrator of every planned spec (``ready`` ones first) and each one's name."""
+    built = dict(ready or {})
+    for spec in plan.narrators:
+        if spec not in built:
+            built[spec] = make_narrator(spec, plan.seed, openai_options)
+    names = {spec: built[spec].name for spec in plan.narrators}
+    if len(set(names.values())) != len(names):
+        raise InputError("two narrators report the same name")
+    return built, names
+
+
+def _plan_units(
+    plan: BenchPlan, graphs: Sequence[EvidenceGraph], names: Mapping[str, str]
+) -> list[_Unit]:
+    """Every instance, in graph order, then narrator, then variant."""
+    return [
+        _Unit(InstanceKey(names[spec], variant, g.graph_id), spec, g)
+        for g in graphs
+        for spec in plan.narrators
+        for variant in plan.variants
+    ]
+
+
+def _unit_runner(
+    plan: BenchPlan, built: Mapping[str, Narrator], repair_fn: RepairFn | None
+) -> Callable[[_Unit], list[BenchRecord]]:
+    """Runs one instance; a local narrator's instances take turns on one lock."""
+    fn = repair_fn if repair_fn is not None else _default_repair_fn()
+    locks = {spec: threading.Lock() for spec in plan.narrators if spec.partition(":")[0] == "local"}
+
+    def run_one(unit: _Unit) -> list[BenchRecord]:
+        return instance_records(
+            unit.graph,
+            built[unit.spec],
+            unit.key.variant,
+            plan.profiles,
+            plan.repairs,
+            plan.seed,
+            fn,
+            lock=locks.get(unit.spec),
+        )
+
+    return run_one
+
+
+def _run_and_append(
+    todo: Sequence[_Unit],
+    run_one: Callable[[_Unit], list[BenchRecord]],
+    results: Path,
+    concurrency: int,
+    progress: TextIO | None,
+) -> int:
+    """Run ``todo``, appending each instance's records as it finishes; return how many ran."""
+    bar = Progress(len(todo), label="bench", stream=progress) if progress and todo else None
+    if bar is not None:
+        bar.start()
+    appender = _Appender(results)
+    ran = 0
+
+    def on_done(records: list[BenchRecord]) -> None:
+        nonlocal ran
+        appender.write(records)
+        ran += 1
+        if bar is not None:
+            bar.update()
+
+    try:
+        _run_units(iter(todo), run_one, on_done, concurrency)
+    finally:
+        appender.close()
+        if bar is not None:
+            bar.close()
+    return ran
+
+
 def run_bench(
     plan: BenchPlan,
     out_dir: str | Path,
@@ -568,30 +702,12 @@ def run_bench(
     report is rebuilt from the results file at the end. ``log`` gets one-line notes
     (what ``--resume`` dropped).
     """
-    out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create output directory {out}: {exc.strerror or exc}") from None
+    out = _make_out_dir(out_dir)
     results = out / RESULTS_FILE
     done = prepare_results(results, resume=resume, log=log)
-    graphs = [load_graph(p) for p in plan.graphs]
-    if len({g.graph_id for g in graphs}) != len(graphs):
-        raise InputError("two graph files share a graph_id")
-    built = dict(narrators or {})
-    for spec in plan.narrators:
-        if spec not in built:
-            built[spec] = make_narrator(spec, plan.seed, openai_options)
-    names = {spec: built[spec].name for spec in plan.narrators}
-    if len(set(names.values())) != len(names):
-        raise InputError("two narrators report the same name")
-
-    units = [
-        _Unit(InstanceKey(names[spec], variant, g.graph_id), spec, g)
-        for g in graphs
-        for spec in plan.narrators
-        for variant in plan.variants
-    ]
+    graphs = _load_graphs(plan.graphs)
+    built, names = _build_narrators(plan, narrators, openai_options)
+    units = _plan_units(plan, graphs, names)
     _check_settings(done, plan, {u.key for u in units})
     todo = [u for u in units if u.key not in done]
     if log is not None:
@@ -602,40 +718,7 @@ def run_bench(
             file=log,
             flush=True,
         )
-
-    fn = repair_fn if repair_fn is not None else _default_repair_fn()
-    locks = {spec: threading.Lock() for spec in plan.narrators if spec.partition(":")[0] == "local"}
-
-    def run_one(unit: _Unit) -> list[BenchRecord]:
-        return instance_records(
-            unit.graph,
-            built[unit.spec],
-            unit.key.variant,
-            plan.profiles,
-            plan.repairs,
-            plan.seed,
-            fn,
-            lock=locks.get(unit.spec),
-        )
-
-    bar = Progress(len(todo), label="bench", stream=progress) if progress and todo else None
-    if bar is not None:
-        bar.start()
-    appender = _Appender(results)
-    ran = 0
-
-    def on_done(records: list[BenchRecord]) -> None:
-        nonlocal ran
-        appender.write(records)
-        ran += 1
-        if bar is not None:
-            bar.update()
-
-    try:
-        _run_units(iter(todo), run_one, on_done, plan.concurrency)
-    finally:
-        appender.close()
-        if bar is not None:
-            bar.close()
+    run_one = _unit_runner(plan, built, repair_fn)
+    ran = _run_and_append(todo, run_one, results, plan.concurrency, progress)
     files = build_report(results, out, resamples=resamples, figures=figures) if report else None
     return RunOutcome(results, len(units), len(units) - len(todo), ran, files)

@@ -1,4 +1,4 @@
-"""Prompt variants for narrating an evidence graph, and the JSON Schemas that shape the output.
+"""Prompt variants for narrating an evidence graph.
 
 Three variants share one task and one output format, ``{"claims": [...]}`` where each
 claim has, in this order, ``type``, ``cited_evidence_ids``, ``text``, ``entities`` and
@@ -10,8 +10,9 @@ claim has, in this order, ``type``, ``cited_evidence_ids``, ``text``, ``entities
 - ``ungrounded``: the same task and output format, but the result only as prose (the
   statements joined, no ids, no node types, no allowlists); the claim type names are
   given because the output format needs them;
-- ``constrained``: the grounded prompt plus :func:`constrained_schema`, a JSON Schema
-  built from the graph for constrained decoding;
+- ``constrained``: the grounded prompt plus :func:`verity.llm.schema.constrained_schema`,
+  a JSON Schema built from the graph for constrained decoding (the schemas are in
+  :mod:`verity.llm.schema`; this module re-exports their names);
 - ``extractive``: the grounded prompt plus :func:`verity.core.menu.menu_schema`, in which every
   claim is one item of the graph's claim menu (:func:`verity.core.menu.menu_items`), so every
   claim the model can write is verified by construction. The prompt carries the menu
@@ -53,6 +54,15 @@ from verity.core.menu import MenuItem, effective_requirements, menu_facts, menu_
 from verity.core.menu import remaining_items as _remaining
 from verity.core.models import NodeModel, Rule
 from verity.errors import InputError
+from verity.llm.schema import (
+    CITE_EXTRA,
+    CLAIM_OUTPUT_FIELDS,
+    MAX_PROMPT_CLAIMS,
+    constrained_schema,
+    plain_schema,
+    usable_rules,
+    with_max_claims,
+)
 from verity.text.normalize import normalize
 
 __all__ = [
@@ -74,16 +84,7 @@ __all__ = [
 ]
 
 VARIANTS: tuple[str, ...] = ("grounded", "ungrounded", "constrained", "extractive")
-#: Field order of a claim in the model's output; the order matters for small models.
-CLAIM_OUTPUT_FIELDS: tuple[str, ...] = ("type", "cited_evidence_ids", "text", "entities", "numbers")
 MAX_PROMPT_NODES = 40
-MAX_PROMPT_CLAIMS = 5
-#: Extra ids a constrained claim may cite after one id per requirement of its rule.
-CITE_EXTRA = 1
-_LIST_CAP = 8
-_ID_CAP = 64
-_TEXT_MIN_CAP = 160
-_TEXT_MAX_CAP = 400
 _OPEN, _CLOSE = "<<<DATA", "DATA>>>"
 _REVIEW_OPEN, _REVIEW_CLOSE = "<<<REVIEW", "REVIEW>>>"
 
@@ -241,20 +242,6 @@ def _select_nodes(graph: EvidenceGraph, max_nodes: int) -> list[NodeModel]:
     return [n for n in nodes if n.id in chosen]
 
 
-def _usable_rules(
-    graph: EvidenceGraph, nodes: Sequence[NodeModel]
-) -> list[tuple[Rule, list[list[str]]]]:
-    types = frozenset(n.type for n in nodes)
-    usable: list[tuple[Rule, list[list[str]]]] = []
-    for rule in graph.model.rules:
-        reqs = effective_requirements(rule, types)
-        if reqs is not None:
-            usable.append((rule, reqs))
-    if not usable:
-        raise InputError(f"graph {graph.graph_id!r} has no claim type that its nodes can support")
-    return usable
-
-
 def _mentioned_entities(graph: EvidenceGraph, node: NodeModel) -> list[str]:
     found = [m.entity_id for m in graph.matcher.find(normalize(node.statement))]
     return list(dict.fromkeys([*found, *node.entities]))
@@ -338,126 +325,6 @@ def _ungrounded_sections(
     return [("claim_types", [rule.claim_type for rule, _ in usable]), ("result", prose)]
 
 
-def _text_cap(nodes: Sequence[NodeModel]) -> int:
-    longest = max((len(n.statement) for n in nodes), default=0)
-    return max(_TEXT_MIN_CAP, min(_TEXT_MAX_CAP, longest + 40))
-
-
-def _string_array(values: Sequence[str], cap: int) -> dict[str, Any]:
-    if not values:
-        return {"const": []}
-    return {"type": "array", "items": {"enum": list(values)}, "maxItems": min(cap, len(values))}
-
-
-def _cite_schema(reqs: list[list[str]], nodes: Sequence[NodeModel]) -> dict[str, Any]:
-    all_ids = [n.id for n in nodes]
-    if not reqs:
-        return {
-            "type": "array",
-            "items": {"enum": all_ids},
-            "minItems": 1,
-            "maxItems": min(1 + CITE_EXTRA, len(all_ids)),
-        }
-    prefix = [{"enum": [n.id for n in nodes if n.type in req]} for req in reqs]
-    tuples = [
-        {
-            "type": "array",
-            "prefixItems": prefix + [{"enum": all_ids}] * extra,
-            "minItems": len(prefix) + extra,
-            "maxItems": len(prefix) + extra,
-        }
-        for extra in range(CITE_EXTRA + 1)
-    ]
-    return tuples[0] if len(tuples) == 1 else {"anyOf": tuples}
-
-
-def _claim_object(properties: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(CLAIM_OUTPUT_FIELDS),
-        "additionalProperties": False,
-    }
-
-
-def _output_object(claim_schema: dict[str, Any], max_claims: int) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {
-            "claims": {
-                "type": "array",
-                "items": claim_schema,
-                "minItems": 1,
-                "maxItems": max_claims,
-            }
-        },
-        "required": ["claims"],
-        "additionalProperties": False,
-    }
-
-
-def plain_schema(max_claims: int = MAX_PROMPT_CLAIMS) -> dict[str, Any]:
-    """The graph-independent output schema: the claim shape, no value constraints."""
-    strings = {
-        "type": "array",
-        "items": {"type": "string", "minLength": 1, "maxLength": _ID_CAP},
-        "maxItems": _LIST_CAP,
-    }
-    claim = _claim_object(
-        {
-            "type": {"type": "string", "minLength": 1, "maxLength": _ID_CAP},
-            "cited_evidence_ids": strings,
-            "text": {"type": "string", "minLength": 1, "maxLength": _TEXT_MAX_CAP},
-            "entities": strings,
-            "numbers": strings,
-        }
-    )
-    return _output_object(claim, max_claims)
-
-
-def constrained_schema(
-    graph: EvidenceGraph,
-    *,
-    node_ids: Sequence[str] | None = None,
-    max_claims: int = MAX_PROMPT_CLAIMS,
-) -> dict[str, Any]:
-    """The output schema of the constrained variant, built from the graph.
-
-    Node ids, entity ids and number strings are enums. Each claim type whose rule the
-    listed nodes can satisfy is one ``anyOf`` branch (``type`` is a ``const``); its
-    ``cited_evidence_ids`` starts with one id per requirement, restricted to nodes of the
-    required types, in rule order (``prefixItems``), followed by at most
-    :data:`CITE_EXTRA` other listed ids. "At least one of each" is written this way,
-    not with ``contains``, because grammar converters (llama.cpp's) and structured-output
-    APIs ignore ``contains``; tuples of fixed length are the portable subset. So the
-    schema is narrower than gate 4: a valid claim citing its required nodes later in the
-    list is rejected. It cannot say that a number must be stated by a cited node, that
-    the text names its entities, or that claims must differ.
-    """
-    listed = set(node_ids) if node_ids is not None else None
-    nodes = [n for n in graph.model.nodes if listed is None or n.id in listed]
-    if not nodes:
-        raise InputError(f"graph {graph.graph_id!r} lists no node to narrate")
-    usable = _usable_rules(graph, nodes)
-    entities = [e.id for e in graph.model.entities]
-    numbers = list(dict.fromkeys(x for n in nodes for x in n.numbers))
-    text = {"type": "string", "minLength": 1, "maxLength": _text_cap(nodes)}
-    branches = [
-        _claim_object(
-            {
-                "type": {"const": rule.claim_type},
-                "cited_evidence_ids": _cite_schema(reqs, nodes),
-                "text": text,
-                "entities": _string_array(entities, _LIST_CAP),
-                "numbers": _string_array(numbers, _LIST_CAP),
-            }
-        )
-        for rule, reqs in usable
-    ]
-    claim = branches[0] if len(branches) == 1 else {"anyOf": branches}
-    return _output_object(claim, max_claims)
-
-
 def build_prompt(
     graph: EvidenceGraph,
     variant: str,
@@ -473,7 +340,7 @@ def build_prompt(
     if max_nodes < 1 or max_claims < 1:
         raise InputError("max_nodes and max_claims must be at least 1")
     nodes = _select_nodes(graph, max_nodes)
-    usable = _usable_rules(graph, nodes)
+    usable = usable_rules(graph, nodes)
     n = min(max_claims, len(nodes))
     if variant == "ungrounded":
         task = _UNGROUNDED_TASK.format(n=n)
@@ -507,12 +374,6 @@ def build_prompt(
     )
 
 
-def _with_max_claims(schema: Mapping[str, Any], n: int) -> dict[str, Any]:
-    out = json.loads(json.dumps(schema))
-    out["properties"]["claims"]["maxItems"] = n
-    return dict(out)
-
-
 def build_repair_prompt(
     base: Prompt,
     review: Mapping[str, Any],
@@ -543,7 +404,7 @@ def build_repair_prompt(
     ]
     user = f"{_REPAIR_TASK.format(n=n)}\n{data_block(sections, review=True)}"
     failing = review.get("failing_claims", [])
-    schema = _with_max_claims(base.json_schema, n)
+    schema = with_max_claims(base.json_schema, n)
     menu: tuple[MenuItem, ...] = ()
     if base.menu:
         # Replacements come from what is left of the menu: no fact already kept or dropped.

@@ -40,7 +40,7 @@ Everything is built in a fixed order, so equal inputs give byte-identical JSON.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from importlib import resources
@@ -563,36 +563,45 @@ def _entities(card_ids: Sequence[str], catalog: Catalog) -> list[dict[str, Any]]
     return cards + categories
 
 
-def build_graph(catalog: Catalog, solution: Solution) -> dict[str, Any]:
-    """The evidence graph of ``solution`` as a plain dict in file format."""
-    ctx = _Ctx(catalog, solution)
+def _gathered(found: Iterable[tuple[list[Node], list[Edge]]]) -> tuple[list[Node], list[Edge]]:
+    """The nodes and the edges of every ``(nodes, edges)`` pair, each in order."""
+    nodes: list[Node] = []
     edges: list[Edge] = []
-    winners: list[Node] = []
-    cap_hits: list[Node] = []
-    for category in CATEGORIES:
-        node, more = _winner(ctx, category)
-        winners.append(node)
-        edges.extend(more)
-    seg_nodes = [_segment(p) for p in solution.pieces]
-    for category in CATEGORIES:
-        nodes, more = _cap_hits(ctx, category)
-        cap_hits.extend(nodes)
-        edges.extend(more)
-    fee_nodes: list[Node] = []
-    for card in solution.held:
-        if card.annual_fee > 0:
-            node, more = _fee_break_even(ctx, card)
-            fee_nodes.append(node)
-            edges.extend(more)
-    thresholds = _thresholds(ctx)
-    objective = _objective(ctx)
-    body = [objective, *winners, *seg_nodes, *cap_hits, *fee_nodes, *thresholds]
-    named = {e for n in body for e in n["entities"]}
-    card_ids = [c.id for c in catalog.cards if c.id in named]
-    spends = _spend_assumptions(solution.profile.spend)
-    point_values = _point_value_assumptions(card_ids, catalog)
-    edges.extend(_edge("objective", n["id"], "sums") for n in seg_nodes)
-    edges.extend(_edge("objective", n["id"], "deducts_fee") for n in fee_nodes)
+    for more_nodes, more_edges in found:
+        nodes.extend(more_nodes)
+        edges.extend(more_edges)
+    return nodes, edges
+
+
+def _winner_nodes(ctx: _Ctx) -> tuple[list[Node], list[Edge]]:
+    """The winner node of each category, in category order, and their edges."""
+    return _gathered(([node], edges) for node, edges in (_winner(ctx, c) for c in CATEGORIES))
+
+
+def _cap_hit_nodes(ctx: _Ctx) -> tuple[list[Node], list[Edge]]:
+    """Every category's cap-hit nodes, in category order, and their edges."""
+    return _gathered(_cap_hits(ctx, c) for c in CATEGORIES)
+
+
+def _fee_nodes(ctx: _Ctx) -> tuple[list[Node], list[Edge]]:
+    """The fee break-even node of each held card with an annual fee, and their edges."""
+    found = (_fee_break_even(ctx, card) for card in ctx.held if card.annual_fee > 0)
+    return _gathered(([node], edges) for node, edges in found)
+
+
+def _objective_edges(seg_nodes: Sequence[Node], fee_nodes: Sequence[Node]) -> list[Edge]:
+    """The objective sums the segments and deducts the fees."""
+    return [
+        *(_edge("objective", n["id"], "sums") for n in seg_nodes),
+        *(_edge("objective", n["id"], "deducts_fee") for n in fee_nodes),
+    ]
+
+
+def _assumption_edges(
+    spends: Sequence[Node], point_values: Sequence[Node], seg_nodes: Sequence[Node]
+) -> list[Edge]:
+    """A category's spend splits into its segments; a card's point value values its segments."""
+    edges: list[Edge] = []
     for node in spends:
         category = node["data"]["category"]
         edges.extend(
@@ -605,7 +614,14 @@ def build_graph(catalog: Catalog, solution: Solution) -> dict[str, Any]:
         edges.extend(
             _edge(node["id"], s["id"], "values") for s in seg_nodes if s["data"]["card"] == card_id
         )
+    return edges
+
+
+def _threshold_edges(thresholds: Sequence[Node], fee_nodes: Sequence[Node]) -> list[Edge]:
+    """A threshold is measured from its spend, compares in its category's winner, and
+    revisits its card's fee break-even when there is one."""
     fee_ids = {n["id"] for n in fee_nodes}
+    edges: list[Edge] = []
     for node in thresholds:
         category = node["data"]["category"]
         edges.append(_edge(node["id"], f"assumption:spend:{category}", "measured_from"))
@@ -613,6 +629,31 @@ def build_graph(catalog: Catalog, solution: Solution) -> dict[str, Any]:
         fee_id = f"fee_break_even:{node['data']['card']}"
         if fee_id in fee_ids:
             edges.append(_edge(node["id"], fee_id, "revisits"))
+    return edges
+
+
+def build_graph(catalog: Catalog, solution: Solution) -> dict[str, Any]:
+    """The evidence graph of ``solution`` as a plain dict in file format."""
+    ctx = _Ctx(catalog, solution)
+    winners, winner_edges = _winner_nodes(ctx)
+    seg_nodes = [_segment(p) for p in solution.pieces]
+    cap_hits, cap_edges = _cap_hit_nodes(ctx)
+    fee_nodes, fee_edges = _fee_nodes(ctx)
+    thresholds = _thresholds(ctx)
+    objective = _objective(ctx)
+    body = [objective, *winners, *seg_nodes, *cap_hits, *fee_nodes, *thresholds]
+    named = {e for n in body for e in n["entities"]}
+    card_ids = [c.id for c in catalog.cards if c.id in named]
+    spends = _spend_assumptions(solution.profile.spend)
+    point_values = _point_value_assumptions(card_ids, catalog)
+    edges = [
+        *winner_edges,
+        *cap_edges,
+        *fee_edges,
+        *_objective_edges(seg_nodes, fee_nodes),
+        *_assumption_edges(spends, point_values, seg_nodes),
+        *_threshold_edges(thresholds, fee_nodes),
+    ]
     return {
         "format": GRAPH_FORMAT,
         "graph_id": f"{DOMAIN}-{solution.profile.id}-{solution.goal}",

@@ -499,7 +499,12 @@ def _is_write_refusal(exc: BaseException) -> bool:
     return getattr(exc, "sqlite_errorname", "") in {"SQLITE_READONLY", "SQLITE_AUTH"}
 
 
-def _run(cursor: Cursor, query: QuerySpec) -> tuple[list[str], list[Sequence[object]]]:
+def _fetch(cursor: Cursor, query: QuerySpec) -> tuple[Any, list[Sequence[object]]]:
+    """Execute the query: its cursor description and at most one row past the cap.
+
+    A failure becomes a :class:`SqlBackendError` (``write_attempt`` when the read-only
+    connection refused a change, ``sql`` otherwise).
+    """
     try:
         cursor.execute(query.statement_sql)
         description = cursor.description
@@ -515,6 +520,12 @@ def _run(cursor: Cursor, query: QuerySpec) -> tuple[list[str], list[Sequence[obj
         raise SqlBackendError(
             f"query {query.name!r} failed: {_first_line(exc)}", code="sql", query=query.name
         ) from None
+    return description, rows
+
+
+def _checked_columns(description: Any, query: QuerySpec) -> list[str]:
+    """The result's column names, lower-cased: a result set, no name twice, every
+    column the spec refers to present."""
     if not description:
         raise SqlBackendError(
             f"query {query.name!r} returned no result set", code="sql", query=query.name
@@ -534,6 +545,11 @@ def _run(cursor: Cursor, query: QuerySpec) -> tuple[list[str], list[Sequence[obj
                 code="missing_column",
                 query=query.name,
             )
+    return columns
+
+
+def _check_row_count(rows: Sequence[Sequence[object]], query: QuerySpec) -> None:
+    """At most the query's (and the backend's) row cap, at least its ``min_rows``."""
     limit = (
         MAX_ROWS_PER_QUERY if query.max_rows is None else min(query.max_rows, MAX_ROWS_PER_QUERY)
     )
@@ -551,6 +567,12 @@ def _run(cursor: Cursor, query: QuerySpec) -> tuple[list[str], list[Sequence[obj
             code="no_rows",
             query=query.name,
         )
+
+
+def _run(cursor: Cursor, query: QuerySpec) -> tuple[list[str], list[Sequence[object]]]:
+    description, rows = _fetch(cursor, query)
+    columns = _checked_columns(description, query)
+    _check_row_count(rows, query)
     return columns, rows
 
 

@@ -264,6 +264,19 @@ def parse_output(
     }, None
 
 
+def _attempt_for(prompt: Prompt, *, narrator: str, model: str, **fields: Any) -> Attempt:
+    """An attempt keyed to ``prompt``: its graph, variant, pass index and hash."""
+    return Attempt(
+        narrator=narrator,
+        model=model,
+        graph_id=prompt.graph_id,
+        variant=prompt.variant,
+        pass_index=prompt.pass_index,
+        prompt_hash=prompt.prompt_hash,
+        **fields,
+    )
+
+
 def output_attempt(
     prompt: Prompt,
     *,
@@ -284,13 +297,10 @@ def output_attempt(
         error = AttemptError("output.refusal", f"the model refused: {refusal[:120]!r}")
     else:
         narration, error = parse_output(raw_text, finish_reason, prompt.graph_id)
-    return Attempt(
+    return _attempt_for(
+        prompt,
         narrator=narrator,
         model=model,
-        graph_id=prompt.graph_id,
-        variant=prompt.variant,
-        pass_index=prompt.pass_index,
-        prompt_hash=prompt.prompt_hash,
         raw_text=raw_text,
         narration=narration,
         parse_error=error,
@@ -313,13 +323,10 @@ def api_error_attempt(
     retries: int = 0,
 ) -> Attempt:
     """An attempt whose request failed: no text, no narration, the error as data."""
-    return Attempt(
+    return _attempt_for(
+        prompt,
         narrator=narrator,
         model=model,
-        graph_id=prompt.graph_id,
-        variant=prompt.variant,
-        pass_index=prompt.pass_index,
-        prompt_hash=prompt.prompt_hash,
         raw_text="",
         narration=None,
         api_error=AttemptError(code, message),
@@ -350,13 +357,10 @@ def menu_attempt(prompt: Prompt, chosen: list[Any], steps: list[Attempt]) -> Att
         narration, error = parse_output(raw, "stop", prompt.graph_id)
     else:
         raw, narration, error = last.raw_text, None, last.parse_error
-    return Attempt(
+    return _attempt_for(
+        prompt,
         narrator=last.narrator,
         model=last.model,
-        graph_id=prompt.graph_id,
-        variant=prompt.variant,
-        pass_index=prompt.pass_index,
-        prompt_hash=prompt.prompt_hash,
         raw_text=raw,
         narration=narration,
         parse_error=error,
@@ -388,29 +392,45 @@ def _next_step(prompt: Prompt, chosen: list[Any]) -> Prompt | None:
     return step if enum else None
 
 
-def narrate_menu(prompt: Prompt, call: Callable[[Prompt], Attempt]) -> Attempt:
-    """Decode a menu prompt claim by claim with ``call`` (one ordinary narrator call a step)."""
-    chosen: list[Any] = []
-    steps: list[Attempt] = []
-    while (step := _next_step(prompt, chosen)) is not None:
-        attempt = call(step)
-        steps.append(attempt)
+class _MenuDecode:
+    """The state of one menu decode, shared by :func:`narrate_menu` and
+    :func:`anarrate_menu`: the claims chosen and the calls made so far."""
+
+    def __init__(self, prompt: Prompt) -> None:
+        self._prompt = prompt
+        self._chosen: list[Any] = []
+        self._steps: list[Attempt] = []
+
+    def next_step(self) -> Prompt | None:
+        """The next step's prompt, or None when the menu is used up."""
+        return _next_step(self._prompt, self._chosen)
+
+    def took(self, attempt: Attempt) -> bool:
+        """Record a step's attempt; False when it gave no claim (the decode stops)."""
+        self._steps.append(attempt)
         claim = _step_claim(attempt)
         if claim is None:
+            return False
+        self._chosen.append(claim)
+        return True
+
+    def result(self) -> Attempt:
+        return menu_attempt(self._prompt, self._chosen, self._steps)
+
+
+def narrate_menu(prompt: Prompt, call: Callable[[Prompt], Attempt]) -> Attempt:
+    """Decode a menu prompt claim by claim with ``call`` (one ordinary narrator call a step)."""
+    decode = _MenuDecode(prompt)
+    while (step := decode.next_step()) is not None:
+        if not decode.took(call(step)):
             break
-        chosen.append(claim)
-    return menu_attempt(prompt, chosen, steps)
+    return decode.result()
 
 
 async def anarrate_menu(prompt: Prompt, call: Callable[[Prompt], Awaitable[Attempt]]) -> Attempt:
     """:func:`narrate_menu` for an asynchronous narrator call."""
-    chosen: list[Any] = []
-    steps: list[Attempt] = []
-    while (step := _next_step(prompt, chosen)) is not None:
-        attempt = await call(step)
-        steps.append(attempt)
-        claim = _step_claim(attempt)
-        if claim is None:
+    decode = _MenuDecode(prompt)
+    while (step := decode.next_step()) is not None:
+        if not decode.took(await call(step)):
             break
-        chosen.append(claim)
-    return menu_attempt(prompt, chosen, steps)
+    return decode.result()

@@ -412,6 +412,59 @@ def _brief(exc: Exception, timeout_s: float) -> str:
     return f"HTTP {status}" if status is not None else type(exc).__name__
 
 
+class _Call:
+    """The retry policy of one request, shared by the sync and async narrators.
+
+    A request refused for its response format is sent again at once in the fallback
+    style (once a narration); an error :func:`_classify` calls retryable is retried up
+    to ``max_retries`` times after the settings' backoff, in the style in use then;
+    anything else ends the narration as an API-error attempt. Each fallback and retry
+    counts in the attempt's ``retries``.
+    """
+
+    def __init__(self, narrator: _ChatNarrator, prompt: Prompt) -> None:
+        self._narrator = narrator
+        self._prompt = prompt
+        self._started = time.perf_counter()
+        self._retries = 0
+        self._style = narrator._s.active_format
+        self._fallback_tried = False
+
+    def request(self) -> dict[str, Any]:
+        """The keyword arguments of the next ``chat.completions.create`` call."""
+        return self._narrator._s.request(self._prompt, self._style)
+
+    def failed(self, exc: Exception) -> Attempt | float | None:
+        """After the request raised ``exc``: None to send again now (a format fallback),
+        the seconds to wait before a retry (then call :meth:`waited`), or the final
+        attempt."""
+        narrator = self._narrator
+        fallback = None if self._fallback_tried else narrator._fell_back(exc, self._style)
+        if fallback is not None:
+            self._fallback_tried = True
+            self._style = fallback
+            return None
+        wait = narrator._retry_after(exc, self._retries)
+        if wait is None:
+            return narrator._failed(
+                self._prompt, exc, self._started, self._retries + self._fallback_tried
+            )
+        return wait
+
+    def waited(self) -> None:
+        """The backoff is over: the retry goes out in the style in use now."""
+        self._retries += 1
+        self._style = self._narrator._s.active_format
+
+    def answered(self, completion: Any) -> Attempt:
+        """The request succeeded: adopt its style and read the completion."""
+        self._narrator._adopt(self._style)
+        latency = time.perf_counter() - self._started
+        return self._narrator._s.attempt(
+            self._prompt, completion, latency, self._retries + self._fallback_tried
+        )
+
+
 class OpenAIChatNarrator(_ChatNarrator):
     """Synchronous narrator for an OpenAI-compatible endpoint."""
 
@@ -423,30 +476,19 @@ class OpenAIChatNarrator(_ChatNarrator):
         return self._narrate_one(prompt)
 
     def _narrate_one(self, prompt: Prompt) -> Attempt:
-        started = time.perf_counter()
-        retries = 0
-        style = self._s.active_format
-        fallback_tried = False
+        call = _Call(self, prompt)
         while True:
             try:
-                completion = self._client.chat.completions.create(**self._s.request(prompt, style))
+                completion = self._client.chat.completions.create(**call.request())
             except Exception as exc:  # the client's errors become data, never a crash
-                fallback = None if fallback_tried else self._fell_back(exc, style)
-                if fallback is not None:
-                    fallback_tried = True
-                    style = fallback
-                    continue
-                wait = self._retry_after(exc, retries)
-                if wait is None:
-                    return self._failed(prompt, exc, started, retries + fallback_tried)
-                self._sleep(wait)
-                retries += 1
-                style = self._s.active_format
+                step = call.failed(exc)
+                if isinstance(step, Attempt):
+                    return step
+                if step is not None:
+                    self._sleep(step)
+                    call.waited()
                 continue
-            self._adopt(style)
-            return self._s.attempt(
-                prompt, completion, time.perf_counter() - started, retries + fallback_tried
-            )
+            return call.answered(completion)
 
 
 class AsyncOpenAIChatNarrator(_ChatNarrator):
@@ -460,32 +502,19 @@ class AsyncOpenAIChatNarrator(_ChatNarrator):
         return await self._anarrate_one(prompt)
 
     async def _anarrate_one(self, prompt: Prompt) -> Attempt:
-        started = time.perf_counter()
-        retries = 0
-        style = self._s.active_format
-        fallback_tried = False
+        call = _Call(self, prompt)
         while True:
             try:
-                completion = await self._client.chat.completions.create(
-                    **self._s.request(prompt, style)
-                )
+                completion = await self._client.chat.completions.create(**call.request())
             except Exception as exc:  # the client's errors become data, never a crash
-                fallback = None if fallback_tried else self._fell_back(exc, style)
-                if fallback is not None:
-                    fallback_tried = True
-                    style = fallback
-                    continue
-                wait = self._retry_after(exc, retries)
-                if wait is None:
-                    return self._failed(prompt, exc, started, retries + fallback_tried)
-                await asyncio.sleep(wait)
-                retries += 1
-                style = self._s.active_format
+                step = call.failed(exc)
+                if isinstance(step, Attempt):
+                    return step
+                if step is not None:
+                    await asyncio.sleep(step)
+                    call.waited()
                 continue
-            self._adopt(style)
-            return self._s.attempt(
-                prompt, completion, time.perf_counter() - started, retries + fallback_tried
-            )
+            return call.answered(completion)
 
 
 async def narrate_many(

@@ -54,12 +54,8 @@ from verity.core.menu import remaining_items
 from verity.core.models import NodeModel
 from verity.errors import InputError
 from verity.llm.narrators.base import Attempt, Usage, output_attempt
-from verity.llm.prompts import (
-    CLAIM_OUTPUT_FIELDS,
-    Prompt,
-    effective_requirements,
-    required_citations,
-)
+from verity.llm.prompts import Prompt, effective_requirements, required_citations
+from verity.llm.schema import CLAIM_OUTPUT_FIELDS
 from verity.text.normalize import normalize
 
 __all__ = ["DEFAULT_MIX", "MIXES", "ErrorMix", "ScriptedNarrator", "valid_claims"]
