@@ -48,3 +48,22 @@ def card_small_claim(name: str) -> dict[str, Any]:
     if name.startswith("_") or name not in claims:
         raise KeyError(f"no claim {name!r} in fixtures/claims/card_small.json")
     return copy.deepcopy(claims[name])  # type: ignore[no-any-return]
+
+
+def stream_lines() -> list[bytes]:
+    """Eight verify-stream input lines: good, unparsable, not UTF-8, a bad claim, an
+    unknown graph, empty, not an object, good again."""
+    good = json.dumps(
+        {"graph_id": "card-small", "claims": [card_small_claim("win_dining")]}
+    ).encode()
+    bad_claim = {"graph_id": "card-no-segment", "claims": [{"id": "c9"}]}
+    return [
+        good,
+        b"{bad",
+        b"\xff\xfe",
+        json.dumps(bad_claim).encode(),
+        b'{"graph_id": "nope", "claims": []}',
+        b"",
+        b"[1]",
+        good,
+    ]

@@ -4,43 +4,15 @@ from __future__ import annotations
 
 import gc
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import GRAPHS, card_small_claim
+from tests.helpers import stream_lines as _lines
 from verity import stream as stream_module
 from verity.cli.main import main
 from verity.errors import InputError
 from verity.stream import START_METHODS, verify_stream
-
-GOOD = {
-    "graph_id": "card-small",
-    "claims": [card_small_claim("win_dining")],
-}
-BAD_CLAIM = {"graph_id": "card-no-segment", "claims": [{"id": "c9"}]}
-
-
-def _lines() -> list[bytes]:
-    good = json.dumps(GOOD).encode()
-    return [
-        good,
-        b"{bad",
-        b"\xff\xfe",
-        json.dumps(BAD_CLAIM).encode(),
-        b'{"graph_id": "nope", "claims": []}',
-        b"",
-        b"[1]",
-        good,
-    ]
-
-
-@pytest.fixture
-def graph_dir(tmp_path: Path) -> Path:
-    for path in GRAPHS.glob("*.json"):
-        shutil.copy(path, tmp_path / path.name)
-    return tmp_path
 
 
 def test_one_output_line_per_input_line_in_order(graph_dir: Path) -> None:

@@ -16,8 +16,7 @@ import pytest
 
 from examples.fee_gates import fees
 from tests.helpers import ROOT
-from tests.test_stream import _lines
-from tests.test_stream import graph_dir as graph_dir  # the fixture
+from tests.helpers import stream_lines as _lines
 from verity.errors import InputError
 from verity.stream import load_graph_dir, verify_stream
 from verity.stream_dask import verify_on_dask

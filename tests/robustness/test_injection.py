@@ -66,11 +66,12 @@ def _inject(text: str, payload: str, where: str) -> str:
 
 
 def _neutral_like(payload: str) -> str:
-    """Filler with as many words as the payload, starting with a capital where it does (so
+    """Filler with as many words as the payload, starting with a capital unless it starts
+    lowercase (a capital, a digit or a CJK character may all begin a sentence; so
     that the segmenter splits it off the same way)."""
     count = max(1, len(payload.split()))
     filler = " ".join(NEUTRAL[i % len(NEUTRAL)] for i in range(count)) + "."
-    return filler.capitalize() if payload[:1].isupper() else filler
+    return filler if payload[:1].islower() else filler.capitalize()
 
 
 WHERE = st.sampled_from(["before", "after", "inline", "replace"])
