@@ -17,11 +17,11 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
 
+from tests.helpers import TESTS
 from verity.core.graph import load_graph
 from verity.llm.narrators import OpenAIChatNarrator
 from verity.llm.prompts import build_prompt
@@ -29,7 +29,7 @@ from verity.llm.repair import narrate_and_verify
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]
 
-FIXTURES = Path(__file__).parent / "fixtures" / "narrators"
+FIXTURES = TESTS / "fixtures" / "narrators"
 STARTUP_TIMEOUT_S = 90.0
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import openai
 import pytest
 
+from tests.helpers import TESTS
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.verify import verify
 from verity.errors import InputError
@@ -36,7 +37,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the openai client's transport package
     import httpx  # type: ignore[no-redef]
 
-FIXTURES = Path(__file__).parent / "fixtures" / "narrators"
+FIXTURES = TESTS / "fixtures" / "narrators"
 PARSE_CASES = json.loads((FIXTURES / "parse_cases.json").read_text("utf-8"))["cases"]
 SECRET = "sk-test-DO-NOT-LEAK-1234567890"
 

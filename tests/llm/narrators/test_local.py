@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
 
+from tests.helpers import TESTS
 from verity.core.graph import load_graph
 from verity.core.verify import verify
 from verity.llm.prompts import build_prompt
 
 pytestmark = pytest.mark.llm
 
-FIXTURES = Path(__file__).parent / "fixtures" / "narrators"
+FIXTURES = TESTS / "fixtures" / "narrators"
 
 
 @pytest.fixture(scope="module")

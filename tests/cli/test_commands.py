@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from tests.helpers import ROOT
 from verity.cli.commands import COMMANDS
 from verity.cli.main import build_parser, main
 
-ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("pulp", "openai", "matplotlib", "llama_cpp")
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers import TESTS
 from verity.cli.main import main
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.verify import verify
@@ -18,7 +19,7 @@ from verity.llm.narrators.scripted import valid_claims
 from verity.llm.prompts import Prompt
 from verity.llm.repair import MAX_REPAIRS, best_of, narrate_and_verify
 
-FIXTURES = Path(__file__).parent / "fixtures" / "narrators"
+FIXTURES = TESTS / "fixtures" / "narrators"
 SMALL = FIXTURES / "graph_small.json"
 
 

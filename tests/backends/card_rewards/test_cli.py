@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import ROOT
 from verity.cli.main import main
 
-GRAPH_DIR = Path(__file__).parent.parent / "evidence_graphs" / "card_rewards"
+GRAPH_DIR = ROOT / "evidence_graphs" / "card_rewards"
 
 
 @pytest.mark.parametrize("solver", ["cbc", "highs"])

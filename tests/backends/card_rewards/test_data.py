@@ -8,11 +8,11 @@ import re
 from collections.abc import Callable
 from decimal import Decimal
 from itertools import pairwise
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.helpers import TESTS
 from verity.backends.card_rewards import (
     CATEGORIES,
     _format,
@@ -26,7 +26,7 @@ from verity.backends.card_rewards._catalog import read_package_json
 from verity.backends.card_rewards.make_profiles import profiles_json
 from verity.errors import InputError
 
-FIXTURES = Path(__file__).parent / "fixtures" / "card_rewards"
+FIXTURES = TESTS / "fixtures" / "card_rewards"
 BAD = json.loads((FIXTURES / "bad_catalogs.json").read_text("utf-8"))
 FORMATS = json.loads((FIXTURES / "formats.json").read_text("utf-8"))["cases"]
 FORMATTERS: dict[str, Callable[[Decimal], str]] = {

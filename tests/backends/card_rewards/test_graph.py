@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers import ROOT, TESTS
 from verity.backends.card_rewards import (
     CATEGORIES,
     GOALS,
@@ -29,9 +30,8 @@ from verity.text.align import POLARITY_MARKERS, is_supported_v2
 from verity.text.normalize import normalize
 from verity.text.tokens import tokenize
 
-ROOT = Path(__file__).parent.parent
 GRAPH_DIR = ROOT / "evidence_graphs" / "card_rewards"
-FIXTURES = Path(__file__).parent / "fixtures" / "card_rewards"
+FIXTURES = TESTS / "fixtures" / "card_rewards"
 CLAIMS = json.loads((FIXTURES / "claims.json").read_text("utf-8"))["cases"]
 NAMES = [f"p{i:02d}-{goal}.json" for i in range(50) for goal in GOALS]
 NODE_TYPES = {

@@ -5,11 +5,11 @@ from __future__ import annotations
 import itertools
 import json
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.helpers import TESTS
 from verity.backends.card_rewards import (
     CATEGORIES,
     GOALS,
@@ -28,7 +28,7 @@ from verity.backends.card_rewards._alloc import wallet_earnings
 from verity.core.graph import load_graph
 from verity.errors import InputError
 
-FIXTURES = Path(__file__).parent / "fixtures" / "card_rewards"
+FIXTURES = TESTS / "fixtures" / "card_rewards"
 CASES = json.loads((FIXTURES / "cases.json").read_text("utf-8"))
 BRUTE_FORCE_PROFILES = (0, 17, 31, 44)
 

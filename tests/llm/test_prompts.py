@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 
+from tests.helpers import TESTS
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.errors import InputError
 from verity.llm.narrators.scripted import valid_claims
@@ -21,7 +21,7 @@ from verity.llm.prompts import (
 )
 from verity.llm.schema import CLAIM_OUTPUT_FIELDS, constrained_schema, plain_schema
 
-FIXTURES = Path(__file__).parent / "fixtures" / "narrators"
+FIXTURES = TESTS / "fixtures" / "narrators"
 SMALL = FIXTURES / "graph_small.json"
 INJECTION = FIXTURES / "graph_injection.json"
 REJECTIONS = json.loads((FIXTURES / "schema_rejections.json").read_text("utf-8"))

@@ -8,9 +8,9 @@ import pytest
 
 import verity.llm.narrators as narrators
 import verity.llm.narrators.scripted as scripted
+from tests.helpers import ROOT
 from verity.cli.main import main
 
-ROOT = Path(__file__).resolve().parent.parent
 GRAPH_DIR = ROOT / "evidence_graphs" / "card_rewards"
 NOTE = "--profile N is deprecated, use --spend-profile N"
 
