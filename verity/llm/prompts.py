@@ -63,7 +63,6 @@ from verity.llm.schema import (
     usable_rules,
     with_max_claims,
 )
-from verity.text.normalize import normalize
 
 __all__ = [
     "CITE_EXTRA",
@@ -243,7 +242,7 @@ def _select_nodes(graph: EvidenceGraph, max_nodes: int) -> list[NodeModel]:
 
 
 def _mentioned_entities(graph: EvidenceGraph, node: NodeModel) -> list[str]:
-    found = [m.entity_id for m in graph.matcher.find(normalize(node.statement))]
+    found = [m.entity_id for m in graph.matcher.mentions(node.statement)]
     return list(dict.fromkeys([*found, *node.entities]))
 
 

@@ -396,7 +396,7 @@ class _Builder:
         matcher = AliasMatcher(forms)
         out: list[dict[str, Any]] = []
         for node in self.nodes:
-            mentioned = [m.entity_id for m in matcher.find(normalize(node.statement))]
+            mentioned = [m.entity_id for m in matcher.mentions(node.statement)]
             for entity_id in node.row_entities:
                 if entity_id not in mentioned:
                     raise SqlBackendError(

@@ -119,7 +119,7 @@ _WORD = re.compile(r"\w+")
 
 
 def _mentioned(graph: EvidenceGraph, text: str) -> list[str]:
-    return list(dict.fromkeys(m.entity_id for m in graph.matcher.find(normalize(text))))
+    return list(dict.fromkeys(m.entity_id for m in graph.matcher.mentions(text)))
 
 
 def _free_rule(graph: EvidenceGraph, node: NodeModel) -> str | None:
