@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from verity.errors import InputError
-from verity.formats import REFUSAL
+from verity.formats import ANSWER_RESULT_FORMAT, REFUSAL
 from verity.text.aliases import AliasMatcher
 from verity.text.align import MarkerLoss, Span
 from verity.text.align_v3 import (
@@ -50,8 +50,6 @@ __all__ = [
     "coerce_passages",
     "join_sentences",
 ]
-
-ANSWER_RESULT_FORMAT = "verity.answer_result/1"
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ from typing import Any
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.profiles import Profile, resolve_profile
 from verity.errors import InputError, VerityError
+from verity.formats import NARRATION_FORMAT, REPORT_FORMAT, SPEC_FORMAT
 from verity.jsonio import loads, path_text, read_json
 
 __all__ = [
@@ -58,7 +59,7 @@ ENGINES: tuple[str, ...] = ("local", "dask")
 
 
 #: Formats of files that sit beside graphs (``examples/``) and are not graphs.
-_NOT_GRAPHS = frozenset({"verity.narration/1", "verity.report/1", "verity.sql_spec/1"})
+_NOT_GRAPHS = frozenset({NARRATION_FORMAT, REPORT_FORMAT, SPEC_FORMAT})
 
 
 def _other_format(path: Path) -> bool:

@@ -8,10 +8,9 @@ from pydantic import BaseModel, Field
 
 from verity.core.claims import Claim
 from verity.core.gate_error import GateError
+from verity.formats import REPORT_FORMAT
 
 __all__ = ["REPORT_FORMAT", "ClaimVerdict", "GateError", "Report", "Summary"]
-
-REPORT_FORMAT: Literal["verity.report/1"] = "verity.report/1"
 
 
 class ClaimVerdict(BaseModel):
