@@ -182,15 +182,7 @@ def build_card_rewards_graphs(
     The files are what ``verity optimize --all`` writes (and what a checkout holds); a
     file already holding the same bytes is left alone. Returns ``out_dir``.
     """
-    from verity.backends.card_rewards import (
-        GOALS,
-        build_graph,
-        graph_file_name,
-        graph_json,
-        load_catalog,
-        load_profiles,
-        solve,
-    )
+    from verity.backends.card_rewards import solved_graphs
 
     out = Path(out_dir)
     try:
@@ -206,19 +198,13 @@ def build_card_rewards_graphs(
             file=log,
             flush=True,
         )
-    catalog = load_catalog()
-    for profile in load_profiles():
-        for goal in GOALS:
-            name = graph_file_name(profile, goal)
-            if name not in chosen:
-                continue
-            text = graph_json(build_graph(catalog, solve(catalog, profile, goal)))
-            path = out / name
-            try:
-                if not path.is_file() or path.read_text("utf-8") != text:
-                    path.write_text(text, encoding="utf-8")
-            except OSError as exc:
-                raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    for name, text in solved_graphs(names=chosen):
+        path = out / name
+        try:
+            if not path.is_file() or path.read_text("utf-8") != text:
+                path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
     return out
 
 

@@ -12,6 +12,7 @@ profiles (``profiles.json``) come from :mod:`.make_profiles` with a fixed seed.
 
 from __future__ import annotations
 
+import typing as _typing
 from typing import Any
 
 from verity.backends.card_rewards._alloc import Piece, Segment, allocate
@@ -41,6 +42,9 @@ from verity.backends.card_rewards._model import (
 from verity.backends.card_rewards._profiles import Profile, load_profiles, parse_profiles
 from verity.errors import InputError
 
+if _typing.TYPE_CHECKING:  # annotations only: the package namespace holds its public names
+    from collections.abc import Collection, Iterator
+
 __all__ = [
     "CATEGORIES",
     "CATEGORY_ALIASES",
@@ -67,6 +71,7 @@ __all__ = [
     "parse_catalog",
     "parse_profiles",
     "solve",
+    "solved_graphs",
 ]
 
 
@@ -93,3 +98,22 @@ def optimize(
             raise InputError(f"profile must be a number from 0 to {len(pool) - 1}, not {profile}")
         chosen = pool[profile]
     return build_graph(cat, solve(cat, chosen, goal, solver))
+
+
+def solved_graphs(
+    solver: str = "cbc",
+    *,
+    names: Collection[str] | None = None,
+    profiles: tuple[Profile, ...] | None = None,
+) -> Iterator[tuple[str, str]]:
+    """(file name, canonical JSON) of every card-rewards graph, profile by profile and goal
+    by goal, solved as they are yielded; only the file names in ``names`` when given.
+
+    These are the bytes of the checked-in graphs (``verity optimize --all``).
+    """
+    catalog = load_catalog()
+    for profile in load_profiles() if profiles is None else profiles:
+        for goal in GOALS:
+            name = graph_file_name(profile, goal)
+            if names is None or name in names:
+                yield name, graph_json(build_graph(catalog, solve(catalog, profile, goal, solver)))

@@ -18,11 +18,11 @@ from verity.backends.card_rewards import (
     SOLVERS,
     Profile,
     build_graph,
-    graph_file_name,
     graph_json,
     load_catalog,
     load_profiles,
     solve,
+    solved_graphs,
 )
 from verity.cli.commands._options import add_spend_profile, spend_profile
 from verity.cli.commands._output import make_dir, write_file, write_or_print
@@ -69,18 +69,14 @@ def _run_all(args: argparse.Namespace, profiles: tuple[Profile, ...], given: Any
         raise InputError("--all needs --out-dir DIR")
     out_dir = Path(args.out_dir)
     make_dir(out_dir)
-    catalog = load_catalog()
     total = len(profiles) * len(GOALS)
     live = sys.stderr.isatty()
     done = 0
-    for profile in profiles:
-        for goal in GOALS:
-            graph = build_graph(catalog, solve(catalog, profile, goal, args.solver))
-            name = graph_file_name(profile, goal)
-            write_file(out_dir / name, graph_json(graph))
-            done += 1
-            if live:
-                print(f"\roptimize: {done}/{total} {name}", end="", file=sys.stderr, flush=True)
+    for name, text in solved_graphs(args.solver, profiles=profiles):
+        write_file(out_dir / name, text)
+        done += 1
+        if live:
+            print(f"\roptimize: {done}/{total} {name}", end="", file=sys.stderr, flush=True)
     print(("\r" if live else "") + f"optimize: wrote {done} graphs to {out_dir}", file=sys.stderr)
     return 0
 
