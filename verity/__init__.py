@@ -22,7 +22,7 @@ from verity.core.profiles import (
     extend,
 )
 from verity.core.report import ClaimVerdict, Report, Summary
-from verity.core.verify import verify
+from verity.core.verify import verify, verify_json
 from verity.errors import GraphError, InputError, VerityError
 from verity.formats import REFUSAL
 from verity.text.align import (
@@ -83,4 +83,5 @@ __all__ = [
     "load_rules",
     "menu_items",
     "verify",
+    "verify_json",
 ]

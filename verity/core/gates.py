@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from verity.core import shortcuts
 from verity.core.claims import SCHEMA_CODES, Claim
 from verity.core.graph import EvidenceGraph, entity_scan
 from verity.errors import InputError
@@ -332,17 +333,71 @@ def _mentions(text: str, graph: EvidenceGraph) -> _Mentions:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Verbatim:
+    """What the text gates know, once per node, of a claim whose text is the node's
+    statement verbatim."""
+
+    mentions: _Mentions
+    #: Every entity the statement mentions.
+    entity_ids: frozenset[str]
+    #: The node's listed numbers, when every number mention matches one of them (so a
+    #: claim declaring them all states no undeclared number); None otherwise.
+    numbers: frozenset[str] | None
+    #: The statement reads as it is checked (no reader issue) and is one sentence: a
+    #: claim citing the node with its statement as text is supported by it.
+    plain_sentence: bool
+
+
+def _verbatim_facts(node_id: str, graph: EvidenceGraph) -> _Verbatim:
+    key = "verbatim:" + node_id
+    facts: _Verbatim | None = graph.cache.get(key)
+    if facts is None:
+        node = graph.nodes[node_id]
+        statement = node.statement
+        mentions = _mentions(statement, graph)
+        listed = [v for v in map(number_value, node.numbers) if v is not None]
+        covered = all(any(value.matches(v) for v in listed) for _, value in mentions.numbers)
+        facts = graph.cache[key] = _Verbatim(
+            mentions,
+            frozenset(e for e, _ in mentions.entities),
+            frozenset(node.numbers) if covered else None,
+            reader_issue(statement) is None and _sentences(statement, graph) == [statement],
+        )
+    return facts
+
+
+def _verbatim_node(claim: Claim, graph: EvidenceGraph) -> str | None:
+    """The first cited node whose statement is the claim's text, verbatim, or None."""
+    text = claim.text
+    nodes = graph.nodes
+    for node_id in claim.cited_evidence_ids:
+        node = nodes.get(node_id)
+        if node is not None and node.statement == text:
+            return node_id
+    return None
+
+
 def _claim_mentions(claim: Claim, graph: EvidenceGraph) -> _Mentions:
     """The mentions of the claim's text; cached per node when it is a cited statement verbatim."""
-    for node_id in claim.cited_evidence_ids:
-        node = graph.nodes.get(node_id)
-        if node is not None and node.statement == claim.text:
-            key = "statement_mentions:" + node_id
-            cached: _Mentions | None = graph.cache.get(key)
-            if cached is None:
-                cached = graph.cache[key] = _mentions(node.statement, graph)
-            return cached
+    node_id = _verbatim_node(claim, graph)
+    if node_id is not None:
+        return _verbatim_facts(node_id, graph).mentions
     return _mentions(claim.text, graph)
+
+
+def _prose_clean(claim: Claim, graph: EvidenceGraph) -> bool:
+    """True when the text is a cited statement verbatim and the claim declares every
+    entity it mentions and every number its node lists (the prose gate finds nothing)."""
+    node_id = _verbatim_node(claim, graph)
+    if node_id is None:
+        return False
+    facts = _verbatim_facts(node_id, graph)
+    return (
+        facts.numbers is not None
+        and facts.entity_ids.issubset(claim.entities)
+        and facts.numbers.issubset(claim.numbers)
+    )
 
 
 def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
@@ -351,6 +406,8 @@ def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     Entity mentions are ids or aliases, whole words, case- and width-insensitive.
     Number mentions compare with the declared numbers by canonical value and unit.
     """
+    if shortcuts.enabled() and _prose_clean(claim, graph):
+        return
     mentions = _claim_mentions(claim, graph)
     declared_entities = set(claim.entities)
     for entity_id in dict.fromkeys(e for e, _ in mentions.entities):
@@ -530,6 +587,18 @@ def _binding(
     return bound, narrated
 
 
+def _polarity_clean(claim: Claim, graph: EvidenceGraph) -> bool:
+    """True when the text is, verbatim, the one plain sentence of a cited node of a type
+    the claim type narrates: the whole check below would find nothing."""
+    node_id = _verbatim_node(claim, graph)
+    if node_id is None or not _verbatim_facts(node_id, graph).plain_sentence:
+        return False
+    if not _rules_now().type_binding:
+        return True
+    primary = _narrated(claim, graph)[0]
+    return primary is None or graph.nodes[node_id].type in primary
+
+
 def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     """Every sentence is supported by the statement of a cited node (the v3 predicate),
     and the text rests on a node of a type the claim type narrates.
@@ -538,6 +607,8 @@ def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     breaks, misreadable digits and markup reject the claim. A type-binding failure is
     reported under the ``claim_type`` gate.
     """
+    if shortcuts.enabled() and _polarity_clean(claim, graph):
+        return
     unreadable = _reader_finding(claim.text)
     if unreadable is not None:
         yield unreadable

@@ -9,18 +9,20 @@ from pathlib import Path
 from typing import Any
 
 from verity.answer import join_sentences
-from verity.core.claims import Claim, Narration, ParsedClaim, parse_narration
+from verity.core import shortcuts
+from verity.core.claims import Claim, Narration, ParsedClaim, ParsedNarration, parse_narration
 from verity.core.gate_error import GateError
 from verity.core.gates import INTERNAL_ERROR, SCREEN_BITS, Gate, dirty, gates_for, screen_plan
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.profiles import Profile, VerificationFailed, resolve_profile
 from verity.core.report import REPORT_FORMAT, ClaimVerdict, Report, Summary
 from verity.core.trusted import trusted, trusted_maker
+from verity.core.wire import read_narration_text
 from verity.errors import InputError
 from verity.formats import REFUSAL
 from verity.text.normalize import normalize
 
-__all__ = ["verify"]
+__all__ = ["verify", "verify_json", "verify_parsed"]
 
 _WORD = re.compile(r"\w+")
 #: The code of the ``duplicate`` gate (declared in :data:`verity.core.gates.GATES`).
@@ -37,28 +39,32 @@ def _error(gate: str, code: str, message: str, expected: Any, actual: Any) -> Ga
     )
 
 
+def _gate_failed(gate: Gate, exc: Exception) -> GateError:
+    """The error of a gate that raised: the claim is rejected (fail closed)."""
+    return _error(
+        gate.name,
+        INTERNAL_ERROR,
+        f"the {gate.name} gate failed: {type(exc).__name__}: {exc}"[:500],
+        None,
+        type(exc).__name__,
+    )
+
+
 def _run(gate: Gate, claim: Claim, graph: EvidenceGraph, errors: list[GateError]) -> None:
     try:
         for f in gate.check(claim, graph):
             errors.append(_error(f.gate or gate.name, f.code, f.message, f.expected, f.actual))
     except Exception as exc:  # fail closed: a broken gate rejects, it never passes
-        errors.append(
-            _error(
-                gate.name,
-                INTERNAL_ERROR,
-                f"the {gate.name} gate failed: {type(exc).__name__}: {exc}"[:500],
-                None,
-                type(exc).__name__,
-            )
-        )
+        errors.append(_gate_failed(gate, exc))
 
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    """The gates of a profile, and the :func:`dirty` bit of each leading gate it covers."""
+    """The gates of a profile: the leading ones :func:`dirty` covers, with their bits,
+    and the rest, which run on every claim."""
 
     gates: tuple[Gate, ...]
-    bits: tuple[int, ...]  # one per covered leading gate
+    screened: tuple[tuple[int, Gate], ...]
     scope: bool
     rest: tuple[Gate, ...]
 
@@ -67,12 +73,18 @@ _PLANS: dict[int, _Plan] = {}
 
 
 def _plan(gates: tuple[Gate, ...]) -> _Plan:
-    """The plan of a gates tuple, remembered by identity (profiles keep their tuple)."""
+    """The plan of a gates tuple, remembered by identity (profiles keep their tuple).
+
+    With the shortcuts off (:func:`verity.core.shortcuts.disabled`) nothing is
+    screened: every gate runs on every claim.
+    """
+    if not shortcuts.enabled():
+        return _Plan(gates, (), False, gates)
     plan = _PLANS.get(id(gates))
     if plan is None or plan.gates is not gates:
-        screened, scope = screen_plan(gates)
-        bits = tuple(SCREEN_BITS[g.check] for g in gates[:screened])
-        plan = _Plan(gates, bits, scope, gates[screened:])
+        count, scope = screen_plan(gates)
+        screened = tuple((SCREEN_BITS[g.check], g) for g in gates[:count])
+        plan = _Plan(gates, screened, scope, gates[count:])
         if len(_PLANS) >= 64:
             _PLANS.clear()
         _PLANS[id(gates)] = plan
@@ -82,30 +94,25 @@ def _plan(gates: tuple[Gate, ...]) -> _Plan:
 def _run_gates(claim: Claim, graph: EvidenceGraph, plan: _Plan) -> list[GateError]:
     """The errors of every gate of the plan, in gate order.
 
-    The covered gates that :func:`dirty` shows clean are skipped (they would find
-    nothing); if it fails, every gate runs, and fails closed.
+    The screened gates that :func:`dirty` shows clean are skipped (they would find
+    nothing); if it fails, every one runs, and fails closed.
     """
     errors: list[GateError] = []
-    bits = plan.bits
-    if bits:
+    if plan.screened:
         try:
             mask = dirty(claim, graph, plan.scope)
         except Exception:  # the gates themselves decide, and fail closed
             mask = -1
-        if not mask:
-            if not plan.rest:
-                return errors
-            for gate in plan.rest:
-                _run(gate, claim, graph, errors)
-            return errors
-        for bit, gate in zip(bits, plan.gates, strict=False):
-            if mask & bit:
-                _run(gate, claim, graph, errors)
-        for gate in plan.rest:
-            _run(gate, claim, graph, errors)
-        return errors
-    for gate in plan.gates:
-        _run(gate, claim, graph, errors)
+        if mask:
+            for bit, gate in plan.screened:
+                if mask & bit:
+                    _run(gate, claim, graph, errors)
+    for gate in plan.rest:
+        try:
+            for f in gate.check(claim, graph):
+                errors.append(_error(f.gate or gate.name, f.code, f.message, f.expected, f.actual))
+        except Exception as exc:  # fail closed: a broken gate rejects, it never passes
+            errors.append(_gate_failed(gate, exc))
     return errors
 
 
@@ -146,12 +153,23 @@ def _repeats(claim: Claim, claim_id: str, seen: _Buckets) -> str | None:
     return None
 
 
+def _repeat_error(first: str) -> GateError:
+    return _error(
+        "duplicate",
+        DUPLICATE_REPEATED,
+        f"the claim repeats claim {first!r} (same type, citations and text)",
+        None,
+        first,
+    )
+
+
 def _verdicts(
     parsed: tuple[ParsedClaim, ...], graph: EvidenceGraph, gates: tuple[Gate, ...]
 ) -> list[tuple[ClaimVerdict, Claim | None]]:
     out: list[tuple[ClaimVerdict, Claim | None]] = []
     seen: _Buckets = {}
     plan = _plan(gates)
+    new_verdict = _new_verdict
     for item in parsed:
         claim = item.claim
         if claim is None:
@@ -160,16 +178,8 @@ def _verdicts(
             errors = _run_gates(claim, graph, plan)
             first = _repeats(claim, item.id, seen)
             if first is not None:
-                errors.append(
-                    _error(
-                        "duplicate",
-                        DUPLICATE_REPEATED,
-                        f"the claim repeats claim {first!r} (same type, citations and text)",
-                        None,
-                        first,
-                    )
-                )
-        verdict = _new_verdict(
+                errors.append(_repeat_error(first))
+        verdict = new_verdict(
             {
                 "index": item.index,
                 "id": item.id,
@@ -205,6 +215,13 @@ def _summary(verdicts: list[ClaimVerdict], gates: tuple[Gate, ...]) -> Summary:
     )
 
 
+def _gates(profile: str | Profile, on_fail: str | None) -> tuple[str, tuple[Gate, ...], str]:
+    name, gates, policy = resolve_profile(profile, on_fail)
+    if not isinstance(profile, Profile):
+        gates = gates_for(profile)  # the built-in table, looked up here
+    return name, gates, policy
+
+
 def verify(
     graph: EvidenceGraph | Mapping[str, Any] | str | Path,
     narration: Narration | Mapping[str, Any],
@@ -221,16 +238,49 @@ def verify(
     narration that is not an object with a claims array, an unknown profile, a
     narration for another graph).
 
+    :func:`verify_json` takes the narration's JSON text instead, the fastest way in.
+
     ``profile`` is ``"strict"``, ``"paper"`` or a :class:`verity.Profile` made with
     :func:`verity.extend`. ``on_fail`` overrides the profile's policy: ``"filter"``
     returns the report, ``"raise"`` raises :class:`verity.VerificationFailed` (carrying
     the report) when any claim fails.
     """
-    name, gates, policy = resolve_profile(profile, on_fail)
-    if not isinstance(profile, Profile):
-        gates = gates_for(profile)  # the built-in table, looked up here
-    g = load_graph(graph)
-    parsed = parse_narration(narration)
+    name, gates, policy = _gates(profile, on_fail)
+    return _report(load_graph(graph), parse_narration(narration), name, gates, policy)
+
+
+def verify_json(
+    graph: EvidenceGraph | Mapping[str, Any] | str | Path,
+    narration: str | bytes,
+    profile: str | Profile = "strict",
+    *,
+    on_fail: str | None = None,
+) -> Report:
+    """:func:`verify` of a narration given as JSON text (``str`` or UTF-8 ``bytes``).
+
+    The text is decoded and its claims checked in one pass, faster than parsing it
+    and calling :func:`verify`, with the same report. Text that is not JSON is an
+    :class:`verity.errors.InputError`, as a file that is not JSON is.
+    """
+    name, gates, policy = _gates(profile, on_fail)
+    return _report(load_graph(graph), read_narration_text(narration), name, gates, policy)
+
+
+def verify_parsed(
+    graph: EvidenceGraph,
+    parsed: ParsedNarration,
+    profile: str | Profile = "strict",
+    *,
+    on_fail: str | None = None,
+) -> Report:
+    """:func:`verify` of a loaded graph and a narration already read (verify-stream)."""
+    name, gates, policy = _gates(profile, on_fail)
+    return _report(graph, parsed, name, gates, policy)
+
+
+def _report(
+    g: EvidenceGraph, parsed: ParsedNarration, name: str, gates: tuple[Gate, ...], policy: str
+) -> Report:
     if parsed.graph_id is not None and parsed.graph_id != g.graph_id:
         raise InputError(f"the narration is for graph {parsed.graph_id[:80]!r}, not {g.graph_id!r}")
     results = _verdicts(parsed.claims, g, gates)
