@@ -5,7 +5,12 @@ seed 0, 8 claims each) under ``paper`` and ``strict``, plus the same narrations 
 schema faults (wrong types, blank or overlong fields, missing and extra keys) so the
 claim-field checks are covered too. Prints one sha256 per part and one over all::
 
-    python benchmarks/perf/identity_core.py [--narrations 6000] [--expect HEX]
+    python benchmarks/perf/identity_core.py [--narrations 6000] [--expect HEX] [--plain]
+
+With ``--plain`` every report is also computed the plain way (inside
+``verity.core.shortcuts.disabled()``: every gate on every claim, no per-node answers,
+``json.loads``) and, for the same narration as JSON text, through ``verify_json``; the
+three must be byte-identical, and the run exits 1 on the first part that differs.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import argparse
 import copy
 import hashlib
+import json
 import random
 import sys
 from pathlib import Path
@@ -24,7 +30,8 @@ sys.path.insert(0, str(HERE))
 
 import workload  # noqa: E402
 
-from verity import verify  # noqa: E402
+from verity import verify, verify_json  # noqa: E402
+from verity.core import shortcuts  # noqa: E402
 from verity.core.claims import Narration  # noqa: E402
 from verity.errors import InputError  # noqa: E402
 
@@ -59,12 +66,37 @@ def _faulty(narration: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return out
 
 
+def _report_bytes(graph: Any, narration: Any, profile: str) -> bytes:
+    try:
+        return verify(graph, narration, profile).model_dump_json().encode()
+    except InputError as exc:
+        return f"InputError:{exc}".encode()
+
+
+def _differences(graph: Any, narration: Any, profile: str, fast: bytes) -> list[str]:
+    """Which other ways of computing ``fast`` disagree with it (empty: none)."""
+    out = []
+    with shortcuts.disabled():
+        if _report_bytes(graph, narration, profile) != fast:
+            out.append("plain")
+    text = json.dumps(narration, ensure_ascii=False)
+    try:
+        from_text = verify_json(graph, text, profile).model_dump_json().encode()
+    except InputError as exc:
+        from_text = f"InputError:{exc}".encode()
+    if from_text != fast:
+        out.append("verify_json")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--narrations", type=int, default=6000)
     parser.add_argument("--claims", type=int, default=8)
     parser.add_argument("--expect", default=None)
+    parser.add_argument("--plain", action="store_true", help="also compare with the plain path")
     args = parser.parse_args(argv)
+    compared = differing = 0
     pools = workload.load_pools(workload.graph_paths())
     graphs = {p.graph.graph_id: p.graph for p in pools}
     narrations = [n for n, _ in workload.narrations(pools, args.narrations, args.claims, 0)]
@@ -75,11 +107,16 @@ def main(argv: list[str] | None = None) -> int:
         for profile in ("paper", "strict"):
             h = hashlib.sha256()
             for n in items:
-                try:
-                    h.update(verify(graphs[n["graph_id"]], n, profile).model_dump_json().encode())
-                except InputError as exc:
-                    h.update(f"InputError:{exc}".encode())
+                graph = graphs[n["graph_id"]]
+                fast = _report_bytes(graph, n, profile)
+                h.update(fast)
                 h.update(b"\n")
+                if args.plain:
+                    compared += 1
+                    found = _differences(graph, n, profile, fast)
+                    if found:
+                        differing += 1
+                        print(f"DIFFERS ({', '.join(found)}): {part} {profile}", file=sys.stderr)
             print(f"{part:<9}{profile:<7}{h.hexdigest()}")
             total.update(h.digest())
     # Narration objects go through the same checks as dicts.
@@ -91,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     total.update(h.digest())
     digest = total.hexdigest()
     print(f"all      {digest}")
+    if args.plain:
+        print(f"plain and verify_json: {compared - differing}/{compared} reports identical")
+        if differing:
+            return 1
     if args.expect is not None and args.expect != digest:
         print("MISMATCH", file=sys.stderr)
         return 1

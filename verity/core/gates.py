@@ -260,16 +260,13 @@ def dirty(claim: Claim, graph: EvidenceGraph, scope: bool) -> int:
     number scope gate) may find something, as a mask of :data:`SCREEN_BITS`: a gate whose
     bit is clear finds nothing. Set lookups only, no findings built."""
     mask = 0
-    nodes = graph.nodes
+    type_of = graph.type_of
     cited = claim.cited_evidence_ids
     if not cited:
         mask = 1
-    else:
-        for node_id in cited:
-            if node_id not in nodes:
-                mask = 1
-                cited = [i for i in cited if i in nodes]
-                break
+    elif not type_of.keys() >= set(cited):
+        mask = 1
+        cited = [i for i in cited if i in type_of]
     if not graph.allowed_entities.issuperset(claim.entities):
         mask |= 2
     numbers = claim.numbers
@@ -277,18 +274,17 @@ def dirty(claim: Claim, graph: EvidenceGraph, scope: bool) -> int:
         if not graph.allowed_numbers.issuperset(numbers):
             mask |= 4
         if scope:
-            cited_set = set(cited)
             stating = graph.number_nodes
             for number in numbers:
                 found = stating.get(number)
-                if found is not None and found.isdisjoint(cited_set):
+                if found is not None and found.isdisjoint(cited):
                     mask |= 8
                     break
     reqs = _requirements(graph).get(claim.type)
     if reqs is None:
         mask |= 16
     elif reqs:
-        types = {nodes[i].type for i in cited}
+        types = {type_of[i] for i in cited}
         for need in reqs:
             if types.isdisjoint(need):
                 mask |= 16
@@ -378,21 +374,9 @@ def _verbatim_node(claim: Claim, graph: EvidenceGraph) -> str | None:
     return None
 
 
-def _claim_mentions(claim: Claim, graph: EvidenceGraph) -> _Mentions:
-    """The mentions of the claim's text; cached per node when it is a cited statement verbatim."""
-    node_id = _verbatim_node(claim, graph)
-    if node_id is not None:
-        return _verbatim_facts(node_id, graph).mentions
-    return _mentions(claim.text, graph)
-
-
-def _prose_clean(claim: Claim, graph: EvidenceGraph) -> bool:
-    """True when the text is a cited statement verbatim and the claim declares every
+def _prose_clean(claim: Claim, facts: _Verbatim) -> bool:
+    """True when the claim, whose text is the statement ``facts`` describe, declares every
     entity it mentions and every number its node lists (the prose gate finds nothing)."""
-    node_id = _verbatim_node(claim, graph)
-    if node_id is None:
-        return False
-    facts = _verbatim_facts(node_id, graph)
     return (
         facts.numbers is not None
         and facts.entity_ids.issubset(claim.entities)
@@ -406,9 +390,14 @@ def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     Entity mentions are ids or aliases, whole words, case- and width-insensitive.
     Number mentions compare with the declared numbers by canonical value and unit.
     """
-    if shortcuts.enabled() and _prose_clean(claim, graph):
-        return
-    mentions = _claim_mentions(claim, graph)
+    node_id = _verbatim_node(claim, graph)
+    if node_id is None:
+        mentions = _mentions(claim.text, graph)
+    else:  # the mentions of a cited statement, found once per node
+        facts = _verbatim_facts(node_id, graph)
+        if shortcuts.enabled() and _prose_clean(claim, facts):
+            return
+        mentions = facts.mentions
     declared_entities = set(claim.entities)
     for entity_id in dict.fromkeys(e for e, _ in mentions.entities):
         if entity_id not in declared_entities:

@@ -171,6 +171,8 @@ class EvidenceGraph:
         self.entities = {e.id: e for e in model.entities}
         self.rules: dict[str, Rule] = {r.claim_type: r for r in model.rules}
         self.node_types: frozenset[str] = frozenset(n.type for n in model.nodes)
+        #: Node id -> its type.
+        self.type_of: dict[str, str] = {n.id: n.type for n in model.nodes}
         self.allowed_entities: frozenset[str] = frozenset(self.entities)
         self.allowed_numbers: frozenset[str] = frozenset(x for n in model.nodes for x in n.numbers)
         stating: dict[str, set[str]] = {}

@@ -129,7 +129,8 @@ class _Seen:
     words: tuple[str, ...] | None = None
 
 
-_Buckets = dict[tuple[str, frozenset[str]], list[_Seen]]
+#: Per (type, cited set): the first claim (id, claim), or once a second one came, the list.
+_Buckets = dict[tuple[str, frozenset[str]], "tuple[str, Claim] | list[_Seen]"]
 
 
 def _repeats(claim: Claim, claim_id: str, seen: _Buckets) -> str | None:
@@ -141,8 +142,10 @@ def _repeats(claim: Claim, claim_id: str, seen: _Buckets) -> str | None:
     key = (claim.type, frozenset(claim.cited_evidence_ids))
     bucket = seen.get(key)
     if bucket is None:
-        seen[key] = [_Seen(claim_id, claim)]
+        seen[key] = (claim_id, claim)
         return None
+    if isinstance(bucket, tuple):
+        bucket = seen[key] = [_Seen(*bucket)]
     words = _words(claim)
     for earlier in bucket:
         if earlier.words is None:
