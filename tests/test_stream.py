@@ -36,6 +36,27 @@ def test_two_jobs_give_the_same_bytes(graph_dir: Path, method: str | None) -> No
     assert len(parallel) == len(lines)
 
 
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_small_chunks_shared_between_workers_and_this_process_keep_order(
+    graph_dir: Path, jobs: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With chunks of 2 lines the window turns over many times: chunks sent to workers
+    and chunks verified here interleave, and the output stays in input order."""
+    lines = _lines() * 40
+    expected = list(verify_stream(lines, graph_dir))
+    monkeypatch.setattr(stream_module, "CHUNK_LINES", 2)
+    here: list[int] = []
+    verify_here = stream_module._Window._verify_here
+
+    def counted(self: stream_module._Window, chunk: stream_module._Chunk) -> None:
+        here.append(chunk.lines[0][0])
+        verify_here(self, chunk)
+
+    monkeypatch.setattr(stream_module._Window, "_verify_here", counted)
+    assert list(verify_stream(lines, graph_dir, jobs=jobs, start_method="fork")) == expected
+    assert len(set(here)) == len(here)  # no chunk verified twice here
+
+
 def test_forked_workers_leave_the_parent_as_they_found_it(graph_dir: Path) -> None:
     frozen = gc.get_freeze_count()
     consumed = verify_stream(_lines() * 100, graph_dir, jobs=2, start_method="fork")

@@ -6,7 +6,9 @@ Each input line is one narration naming its ``graph_id``; each output line is
 in windows of a bounded number of lines, so resident memory does not grow with the
 length of the stream.
 
-With ``jobs > 1`` the narrations are verified in worker processes. On Linux, when the
+With ``jobs > 1`` the narrations are verified in ``jobs - 1`` worker processes and in
+the calling process, which verifies a chunk itself whenever the oldest one is still
+with a worker. On Linux, when the
 calling process runs a single thread, the workers are forked after the graphs are loaded
 and share them copy-on-write (the loaded objects are moved out of the garbage
 collector's reach with :func:`gc.freeze` while the pool runs, so collections do not
@@ -50,8 +52,12 @@ __all__ = [
 
 #: Lines handed to a worker at a time.
 CHUNK_LINES = 256
-#: Chunks in flight per worker; bounds memory to about jobs * 4 * CHUNK_LINES lines.
+#: Chunks queued with each worker process.
 _CHUNKS_PER_JOB = 4
+#: Chunks read ahead of the oldest one (bounds memory to about this many chunks of
+#: lines and their output): the worker queues, and chunks this process verifies when
+#: it would otherwise wait.
+_WINDOW_CHUNKS = 16
 #: How worker processes may be started (None: fork where it is safe, else spawn).
 START_METHODS: tuple[str, ...] = ("fork", "spawn")
 #: Where the lines are verified: in this process or its worker processes, or on Dask.
@@ -232,6 +238,75 @@ def verify_stream(
     yield from _parallel(lines, graphs, str(graph_dir), profile, jobs, method)
 
 
+class _Chunk:
+    """A chunk of lines in the output window: waiting, sent to a worker, or verified here."""
+
+    __slots__ = ("lines", "output", "result")
+
+    def __init__(self, lines: list[tuple[int, bytes]]) -> None:
+        self.lines = lines
+        self.result: AsyncResult[list[str]] | None = None
+        self.output: list[str] | None = None
+
+    @property
+    def waiting(self) -> bool:
+        return self.result is None and self.output is None
+
+
+class _Window:
+    """Chunks in input order, verified by ``jobs - 1`` workers and by this process.
+
+    Each worker is kept :data:`_CHUNKS_PER_JOB` chunks ahead; while the oldest chunk is
+    still with a worker, this process verifies the next waiting chunk itself instead of
+    waiting, so every process keeps busy and the output stays in input order.
+    """
+
+    def __init__(
+        self, pool: Any, helpers: int, graphs: Mapping[str, EvidenceGraph], profile: str | Profile
+    ) -> None:
+        self.pool, self.graphs, self.profile = pool, graphs, profile
+        self.limit = helpers * _CHUNKS_PER_JOB  # chunks with the workers at most
+        self.chunks: deque[_Chunk] = deque()
+        self.sent = 0
+
+    def add(self, lines: list[tuple[int, bytes]]) -> None:
+        self.chunks.append(_Chunk(lines))
+        self._send()
+
+    def _send(self) -> None:
+        for chunk in self.chunks:
+            if self.sent >= self.limit:
+                return
+            if chunk.waiting:
+                chunk.result = self.pool.apply_async(_work, (chunk.lines,))
+                self.sent += 1
+
+    def _verify_here(self, chunk: _Chunk) -> None:
+        chunk.output = verify_lines(chunk.lines, self.graphs, self.profile)
+
+    def pop(self) -> list[str]:
+        """The output of the oldest chunk, once it is verified."""
+        head = self.chunks.popleft()
+        result = head.result
+        if result is not None:
+            while not result.ready():
+                spare = next((c for c in self.chunks if c.waiting), None)
+                if spare is None:
+                    break
+                self._verify_here(spare)
+            output = result.get()
+            self.sent -= 1
+        elif head.output is not None:
+            output = head.output
+        else:
+            output = verify_lines(head.lines, self.graphs, self.profile)
+        self._send()
+        return output
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+
 def _parallel(
     lines: Iterable[bytes],
     graphs: dict[str, EvidenceGraph],
@@ -240,25 +315,24 @@ def _parallel(
     jobs: int,
     method: str,
 ) -> Iterator[str]:
+    """Verify with ``jobs - 1`` worker processes and this one (see :class:`_Window`)."""
     ctx = multiprocessing.get_context(method)
-    window = jobs * _CHUNKS_PER_JOB
+    helpers = jobs - 1
     if method == "fork":
         _WORKER.update(graphs=graphs, profile=profile)
         gc.freeze()
-        pool = ctx.Pool(jobs)
+        pool = ctx.Pool(helpers)
     else:
-        pool = ctx.Pool(jobs, initializer=_init_worker, initargs=(graph_dir, profile))
+        pool = ctx.Pool(helpers, initializer=_init_worker, initargs=(graph_dir, profile))
     try:
         with pool:
-            # A sliding window: when the oldest chunk is done and yielded, the next one
-            # goes out, so workers never wait for the slowest chunk of a whole batch.
-            pending: deque[AsyncResult[list[str]]] = deque()
-            for chunk in chunks(lines):
-                pending.append(pool.apply_async(_work, (chunk,)))
-                if len(pending) >= window:
-                    yield from pending.popleft().get()
-            while pending:
-                yield from pending.popleft().get()
+            window = _Window(pool, helpers, graphs, profile)
+            for chunk in chunks(lines, CHUNK_LINES):
+                window.add(chunk)
+                if len(window) >= max(_WINDOW_CHUNKS, 2 * helpers * _CHUNKS_PER_JOB):
+                    yield from window.pop()
+            while len(window):
+                yield from window.pop()
     finally:
         if method == "fork":
             gc.unfreeze()
