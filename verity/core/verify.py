@@ -39,23 +39,20 @@ def _error(gate: str, code: str, message: str, expected: Any, actual: Any) -> Ga
     )
 
 
-def _gate_failed(gate: Gate, exc: Exception) -> GateError:
-    """The error of a gate that raised: the claim is rejected (fail closed)."""
-    return _error(
-        gate.name,
-        INTERNAL_ERROR,
-        f"the {gate.name} gate failed: {type(exc).__name__}: {exc}"[:500],
-        None,
-        type(exc).__name__,
-    )
-
-
 def _run(gate: Gate, claim: Claim, graph: EvidenceGraph, errors: list[GateError]) -> None:
     try:
         for f in gate.check(claim, graph):
             errors.append(_error(f.gate or gate.name, f.code, f.message, f.expected, f.actual))
     except Exception as exc:  # fail closed: a broken gate rejects, it never passes
-        errors.append(_gate_failed(gate, exc))
+        errors.append(
+            _error(
+                gate.name,
+                INTERNAL_ERROR,
+                f"the {gate.name} gate failed: {type(exc).__name__}: {exc}"[:500],
+                None,
+                type(exc).__name__,
+            )
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,11 +105,7 @@ def _run_gates(claim: Claim, graph: EvidenceGraph, plan: _Plan) -> list[GateErro
                 if mask & bit:
                     _run(gate, claim, graph, errors)
     for gate in plan.rest:
-        try:
-            for f in gate.check(claim, graph):
-                errors.append(_error(f.gate or gate.name, f.code, f.message, f.expected, f.actual))
-        except Exception as exc:  # fail closed: a broken gate rejects, it never passes
-            errors.append(_gate_failed(gate, exc))
+        _run(gate, claim, graph, errors)
     return errors
 
 
@@ -172,7 +165,6 @@ def _verdicts(
     out: list[tuple[ClaimVerdict, Claim | None]] = []
     seen: _Buckets = {}
     plan = _plan(gates)
-    new_verdict = _new_verdict
     for item in parsed:
         claim = item.claim
         if claim is None:
@@ -182,7 +174,7 @@ def _verdicts(
             first = _repeats(claim, item.id, seen)
             if first is not None:
                 errors.append(_repeat_error(first))
-        verdict = new_verdict(
+        verdict = _new_verdict(
             {
                 "index": item.index,
                 "id": item.id,
