@@ -48,9 +48,9 @@ def test_small_chunks_shared_between_workers_and_this_process_keep_order(
     here: list[int] = []
     verify_here = stream_module._Window._verify_here
 
-    def counted(self: stream_module._Window, chunk: stream_module._Chunk) -> None:
+    def counted(self: stream_module._Window, chunk: stream_module._Chunk) -> list[str]:
         here.append(chunk.lines[0][0])
-        verify_here(self, chunk)
+        return verify_here(self, chunk)
 
     monkeypatch.setattr(stream_module._Window, "_verify_here", counted)
     assert list(verify_stream(lines, graph_dir, jobs=jobs, start_method="fork")) == expected

@@ -266,6 +266,7 @@ class _Window:
     ) -> None:
         self.pool, self.graphs, self.profile = pool, graphs, profile
         self.limit = helpers * _CHUNKS_PER_JOB  # chunks with the workers at most
+        self.size = max(_WINDOW_CHUNKS, 2 * self.limit)  # chunks read ahead at most
         self.chunks: deque[_Chunk] = deque()
         self.sent = 0
 
@@ -281,8 +282,9 @@ class _Window:
                 chunk.result = self.pool.apply_async(_work, (chunk.lines,))
                 self.sent += 1
 
-    def _verify_here(self, chunk: _Chunk) -> None:
+    def _verify_here(self, chunk: _Chunk) -> list[str]:
         chunk.output = verify_lines(chunk.lines, self.graphs, self.profile)
+        return chunk.output
 
     def pop(self) -> list[str]:
         """The output of the oldest chunk, once it is verified."""
@@ -296,12 +298,14 @@ class _Window:
                 self._verify_here(spare)
             output = result.get()
             self.sent -= 1
-        elif head.output is not None:
-            output = head.output
         else:
-            output = verify_lines(head.lines, self.graphs, self.profile)
+            output = head.output if head.output is not None else self._verify_here(head)
         self._send()
         return output
+
+    @property
+    def full(self) -> bool:
+        return len(self.chunks) >= self.size
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -329,7 +333,7 @@ def _parallel(
             window = _Window(pool, helpers, graphs, profile)
             for chunk in chunks(lines, CHUNK_LINES):
                 window.add(chunk)
-                if len(window) >= max(_WINDOW_CHUNKS, 2 * helpers * _CHUNKS_PER_JOB):
+                if window.full:
                     yield from window.pop()
             while len(window):
                 yield from window.pop()

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-__all__ = ["trusted", "trusted_fields", "trusted_maker"]
+__all__ = ["trusted", "trusted_maker"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -35,12 +35,6 @@ def _plain_fields(cls: type[BaseModel]) -> int:
         and all(f.alias is None and f.validation_alias is None for f in fields)
     )
     return len(fields) if plain else -1
-
-
-def trusted_fields(cls: type[BaseModel]) -> int:
-    """The number of fields of ``cls`` when :func:`trusted` may set its instance dict
-    directly, else -1 (it then falls back to ``model_construct``)."""
-    return _plain_fields(cls)
 
 
 def trusted(cls: type[M], values: dict[str, Any]) -> M:

@@ -27,7 +27,7 @@ from verity.core.claims import (
     ParsedNarration,
     parse_narration,
 )
-from verity.core.trusted import trusted_fields
+from verity.core.trusted import trusted_maker
 from verity.errors import InputError
 from verity.formats import NARRATION_FORMAT
 from verity.jsonio import loads
@@ -47,7 +47,6 @@ _WireClaim: Any = msgspec.defstruct(
     "_WireClaim",
     [(rule.name, _field_type(rule)) for rule in CLAIM_RULES],
     forbid_unknown_fields=True,
-    array_like=False,
 )
 
 
@@ -64,8 +63,8 @@ def _claims_source(rules: tuple[FieldRule, ...]) -> str:
     """Source of ``_claims``: every decoded claim to a :class:`ParsedClaim`, or None when a
     string or list item is all whitespace (which msgspec's length checks let through).
 
-    One function with the fields of the table inlined; the claim is built as
-    :func:`verity.core.trusted.trusted` builds it.
+    One function with the fields of the table inlined; the claim is built by
+    :func:`verity.core.trusted.trusted_maker`.
     """
     local = {rule.name: f"v{i}" for i, rule in enumerate(rules)}
     lines = [
@@ -87,13 +86,7 @@ def _claims_source(rules: tuple[FieldRule, ...]) -> str:
     values = ", ".join(f"{name!r}: {v}" for name, v in local.items())
     head = ", ".join(local[name] for name in ("id", "type", "text"))
     lines += [
-        f"        values = {{{values}}}",
-        "        claim = _new(_Claim)",
-        "        _set(claim, '__dict__', values)",
-        "        _set(claim, '__pydantic_fields_set__', set(values))",
-        "        _set(claim, '__pydantic_extra__', None)",
-        "        _set(claim, '__pydantic_private__', None)",
-        f"        out.append(_Parsed(index, {head}, claim, ()))",
+        f"        out.append(_Parsed(index, {head}, _new_claim({{{values}}}), ()))",
         "    return tuple(out)",
     ]
     return "\n".join(lines) + "\n"
@@ -103,14 +96,7 @@ _ClaimsFn = Callable[[list[Any]], tuple[ParsedClaim, ...] | None]
 
 
 def _compile_claims(rules: tuple[FieldRule, ...]) -> _ClaimsFn:
-    if trusted_fields(Claim) != len(rules):  # pragma: no cover - Claim is a plain model
-        raise RuntimeError("Claim is not a plain model: trusted construction does not apply")
-    namespace: dict[str, Any] = {
-        "_new": Claim.__new__,
-        "_Claim": Claim,
-        "_set": object.__setattr__,
-        "_Parsed": ParsedClaim,
-    }
+    namespace: dict[str, Any] = {"_new_claim": trusted_maker(Claim), "_Parsed": ParsedClaim}
     exec(compile(_claims_source(rules), "<verity wire claims>", "exec"), namespace)
     claims: _ClaimsFn = namespace["_claims"]
     return claims
