@@ -6,6 +6,7 @@ import re
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.robustness.strategies import CARD_SMALL, GRAPH_ALIASES, ROBUST, hostile_text
 from verity.core.graph import load_graph
@@ -95,3 +96,81 @@ def test_entity_of_collapses_whitespace_and_refuses_unknown_forms() -> None:
     assert matcher.entity_of("flat_two") == "flat_two"
     with pytest.raises(KeyError):
         matcher.entity_of("gold")
+
+
+# --- v3 alignment: bit sets against the position-by-position search ----------------------
+
+_ALIGN_WORDS = st.sampled_from(["a", "b", "c", "not", "and", ",", "<5x>", "gold"])
+
+
+@st.composite
+def _alignments(draw: st.DrawFn) -> tuple[list[str], list[bool], list[str]]:
+    """A passage, its barriers, and a claim: mostly a subsequence of the passage (so
+    that it aligns, with gaps of every size), sometimes with a token changed."""
+    passage = draw(st.lists(_ALIGN_WORDS, min_size=1, max_size=40))
+    barriers = draw(st.lists(st.booleans(), min_size=len(passage), max_size=len(passage)))
+    picked = draw(st.lists(st.integers(0, len(passage) - 1), min_size=1, max_size=12))
+    claim = [passage[i] for i in sorted(set(picked))]
+    if draw(st.booleans()):
+        at = draw(st.integers(0, len(claim) - 1))
+        claim[at] = draw(_ALIGN_WORDS)
+    return passage, barriers, claim
+
+
+@ROBUST
+@given(_alignments())
+def test_bit_set_alignment_equals_the_position_search(
+    case: tuple[list[str], list[bool], list[str]],
+) -> None:
+    """_max_end (bit sets) and _max_end_states give the same end from every start, for
+    any barrier pattern, including gaps that reach the budget (4 single, 8 in all)."""
+    passage, barriers, claim = case
+    sent = _sentence_of(passage, barriers)
+    rules = align_v3._rules_now()
+    for start in sent.positions.get(claim[0], ()):
+        assert align_v3._max_end(claim, sent, start, rules) == align_v3._max_end_states(
+            claim, sent, start, rules
+        )
+
+
+def test_bit_set_alignment_stops_at_the_gap_budget_and_at_barriers() -> None:
+    rules = align_v3._rules_now()
+    words = ["x", "a", "a", "a", "a", "y", "a", "a", "a", "a", "z"]
+    sent = _sentence_of(words, [False] * len(words))
+    assert align_v3._max_end(["x", "y", "z"], sent, 0, rules) == 11  # gaps 4 + 4
+    assert align_v3._max_end(["x", "z"], sent, 0, rules) is None  # one gap of 9
+    longer = _sentence_of([*words, "a", "w"], [False] * (len(words) + 2))
+    assert align_v3._max_end(["x", "y", "z"], longer, 0, rules) == 11
+    assert align_v3._max_end(["x", "y", "z", "w"], longer, 0, rules) is None  # 9 in all
+    blocked = _sentence_of(words, [w == "y" for w in words])
+    assert align_v3._max_end(["x", "y"], blocked, 0, rules) == 6  # y itself may be matched
+    assert align_v3._max_end(["x", "y", "a"], sent, 0, rules) == 10  # the last a within 4
+    assert align_v3._max_end(["x", "a", "a"], sent, 0, rules) == 10  # 2nd a: skips y
+    assert align_v3._max_end(["x", "a", "a"], blocked, 0, rules) == 5  # y is not skipped
+    for claim in (["x", "y", "z"], ["x", "y"], ["x", "z"], ["x", "a", "a"], ["x", "y", "a"]):
+        for sent_ in (sent, blocked):
+            assert align_v3._max_end(claim, sent_, 0, rules) == align_v3._max_end_states(
+                claim, sent_, 0, rules
+            )
+
+
+def _sentence_of(tokens: list[str], barrier: list[bool]) -> align_v3.SentenceV3:
+    bits, open_bits = align_v3._bit_sets(tokens, barrier)
+    positions: dict[str, list[int]] = {}
+    for pos, token in enumerate(tokens):
+        positions.setdefault(token, []).append(pos)
+    n = len(tokens)
+    return align_v3.SentenceV3(
+        tokens=tuple(tokens),
+        markers=tuple(None for _ in tokens),
+        barrier=tuple(barrier),
+        positions={k: tuple(v) for k, v in positions.items()},
+        first_entity=None,
+        unit_start=(0,) * n,
+        unit_end=(n,) * n,
+        clause_end=(n,) * n,
+        required=(),
+        has_entities=False,
+        bits=bits,
+        open_bits=open_bits,
+    )

@@ -245,20 +245,22 @@ def _requirements(graph: EvidenceGraph) -> dict[str, tuple[frozenset[str], ...]]
     return reqs
 
 
-#: The bit of each gate check in a :func:`dirty` mask.
-SCREEN_BITS: dict[GateCheck, int] = {
-    check_evidence: 1,
-    check_entities: 2,
-    check_number_binding: 4,
-    check_number_scope: 8,
-    check_claim_type: 16,
-}
+#: The bits of the set gates: :func:`dirty` sets one exactly when that gate finds something.
+SET_BITS = 1 | 2 | 4 | 8 | 16
+#: The bits of the text gates: :func:`dirty` clears one only when the claim's text is a
+#: cited node's statement and that gate's per-node answer (:func:`_verbatim_facts`) shows
+#: it finds nothing; otherwise the gate runs.
+TEXT_BITS = 32 | 64
 
 
-def dirty(claim: Claim, graph: EvidenceGraph, scope: bool) -> int:
-    """Which of the evidence, entity, number, claim_type gates (and with ``scope`` the
-    number scope gate) may find something, as a mask of :data:`SCREEN_BITS`: a gate whose
-    bit is clear finds nothing. Set lookups only, no findings built."""
+def dirty(claim: Claim, graph: EvidenceGraph, checks: int = SET_BITS) -> int:
+    """Which gates of ``checks`` (a mask of :data:`SCREEN_BITS`) may find something, as a
+    mask: a gate whose bit is clear finds nothing. Set lookups only, no findings built.
+
+    The set gates (:data:`SET_BITS`) are answered exactly; evidence, entity, number
+    and claim_type are always answered, number scope when ``checks`` holds it. The
+    text gates (:data:`TEXT_BITS`) are cleared only for a verbatim statement.
+    """
     mask = 0
     type_of = graph.type_of
     cited = claim.cited_evidence_ids
@@ -273,7 +275,7 @@ def dirty(claim: Claim, graph: EvidenceGraph, scope: bool) -> int:
     if numbers:
         if not graph.allowed_numbers.issuperset(numbers):
             mask |= 4
-        if scope:
+        if checks & 8:
             stating = graph.number_nodes
             for number in numbers:
                 found = stating.get(number)
@@ -289,25 +291,40 @@ def dirty(claim: Claim, graph: EvidenceGraph, scope: bool) -> int:
             if types.isdisjoint(need):
                 mask |= 16
                 break
+    if checks & TEXT_BITS:
+        mask |= _text_dirty(claim, graph) & checks
     return mask
 
 
-def screen(claim: Claim, graph: EvidenceGraph, scope: bool) -> bool:
-    """True only when none of the gates :func:`dirty` covers would find anything."""
-    return not dirty(claim, graph, scope)
+def _text_dirty(claim: Claim, graph: EvidenceGraph) -> int:
+    """The text bits of :func:`dirty`: clear for a gate whose verbatim answer is clean."""
+    node_id = _verbatim_node(claim, graph)
+    if node_id is None:
+        return TEXT_BITS
+    facts = _verbatim_facts(node_id, graph)
+    mask = 0 if _prose_clean(claim, facts) else 32
+    if not _polarity_clean_at(claim, facts):
+        mask |= 64
+    return mask
 
 
-def screen_plan(gates: tuple[Gate, ...]) -> tuple[int, bool]:
-    """(how many leading gates of ``gates`` :func:`dirty` covers, whether it must check
-    number scope). Zero when the first gate is not one it covers."""
-    scope = False
+def screen(claim: Claim, graph: EvidenceGraph, checks: int = SET_BITS) -> bool:
+    """True only when none of the gates of ``checks`` would find anything."""
+    return not dirty(claim, graph, checks)
+
+
+def screen_plan(gates: tuple[Gate, ...]) -> tuple[int, int]:
+    """(how many leading gates of ``gates`` :func:`dirty` covers, their bits). Zero gates
+    when the first gate is not one it covers."""
+    checks = 0
     count = 0
     for gate in gates:
-        if gate.check not in SCREEN_BITS:
+        bit = SCREEN_BITS.get(gate.check)
+        if bit is None:
             break
-        scope = scope or gate.check is check_number_scope
+        checks |= bit
         count += 1
-    return count, scope
+    return count, checks
 
 
 # --- strict: prose consistency -------------------------------------------------------
@@ -324,8 +341,8 @@ class _Mentions:
 def _mentions(text: str, graph: EvidenceGraph) -> _Mentions:
     found, masked = entity_scan(text, graph.matcher)
     return _Mentions(
-        tuple((m.entity_id, m.raw) for m in found),
-        tuple((m.group(0), value_of_match(m)) for m in NUMBER_RE.finditer(masked)),
+        tuple([(m.entity_id, m.raw) for m in found]),
+        tuple([(m.group(0), value_of_match(m)) for m in NUMBER_RE.finditer(masked)]),
     )
 
 
@@ -343,34 +360,54 @@ class _Verbatim:
     #: The statement reads as it is checked (no reader issue) and is one sentence: a
     #: claim citing the node with its statement as text is supported by it.
     plain_sentence: bool
+    #: The claim types with a rule whose narrated types leave out this node's type.
+    unnarrated: frozenset[str]
 
 
 def _verbatim_facts(node_id: str, graph: EvidenceGraph) -> _Verbatim:
-    key = "verbatim:" + node_id
-    facts: _Verbatim | None = graph.cache.get(key)
+    table: dict[str, _Verbatim] | None = graph.cache.get("verbatim")
+    if table is None:
+        table = graph.cache["verbatim"] = {}
+    facts = table.get(node_id)
     if facts is None:
         node = graph.nodes[node_id]
         statement = node.statement
         mentions = _mentions(statement, graph)
         listed = [v for v in map(number_value, node.numbers) if v is not None]
         covered = all(any(value.matches(v) for v in listed) for _, value in mentions.numbers)
-        facts = graph.cache[key] = _Verbatim(
+        facts = table[node_id] = _Verbatim(
             mentions,
             frozenset(e for e, _ in mentions.entities),
             frozenset(node.numbers) if covered else None,
             reader_issue(statement) is None and _sentences(statement, graph) == [statement],
+            frozenset(
+                claim_type
+                for claim_type in graph.rules
+                if (primary := _narrated_types(claim_type, graph)[0]) is not None
+                and node.type not in primary
+            ),
         )
     return facts
 
 
+def _statement_nodes(graph: EvidenceGraph) -> dict[str, frozenset[str]]:
+    """Statement -> the ids of the nodes that state it (cached per graph)."""
+    table: dict[str, frozenset[str]] | None = graph.cache.get("statement_nodes")
+    if table is None:
+        grouped: dict[str, set[str]] = {}
+        for node_id, node in graph.nodes.items():
+            grouped.setdefault(node.statement, set()).add(node_id)
+        table = graph.cache["statement_nodes"] = {k: frozenset(v) for k, v in grouped.items()}
+    return table
+
+
 def _verbatim_node(claim: Claim, graph: EvidenceGraph) -> str | None:
     """The first cited node whose statement is the claim's text, verbatim, or None."""
-    text = claim.text
-    nodes = graph.nodes
-    for node_id in claim.cited_evidence_ids:
-        node = nodes.get(node_id)
-        if node is not None and node.statement == text:
-            return node_id
+    stating = _statement_nodes(graph).get(claim.text)
+    if stating is not None:
+        for node_id in claim.cited_evidence_ids:
+            if node_id in stating:
+                return node_id
     return None
 
 
@@ -399,15 +436,18 @@ def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
             return
         mentions = facts.mentions
     declared_entities = set(claim.entities)
-    for entity_id in dict.fromkeys(e for e, _ in mentions.entities):
-        if entity_id not in declared_entities:
-            raw = next(r for e, r in mentions.entities if e == entity_id)
+    undeclared: set[str] = set()
+    for entity_id, raw in mentions.entities:  # the first mention of each, in text order
+        if entity_id not in declared_entities and entity_id not in undeclared:
+            undeclared.add(entity_id)
             yield Finding(
                 "prose.undeclared_entity",
                 f"the text mentions {raw!r} (entity {entity_id!r}) but does not declare it",
                 sorted(declared_entities),
                 entity_id,
             )
+    if not mentions.numbers:
+        return
     declared: list[NumberValue] = [v for v in map(number_value, claim.numbers) if v is not None]
     reported: set[str] = set()
     for raw, value in mentions.numbers:
@@ -478,11 +518,11 @@ def _support_sentence(
     A node counts as a supporter only if its type is ``allowed`` (None: any type), so a
     reading is chosen whose facts the claim type narrates.
     """
-
-    def allowed_node(node_id: str) -> bool:
-        return allowed is None or graph.nodes[node_id].type in allowed
-
-    verbatim = frozenset(i for i in cited if graph.nodes[i].statement == sentence)
+    if not cited:  # no cited node exists: nothing can support the sentence
+        return _SentenceSupport((), None)
+    type_of = graph.type_of
+    nodes = graph.nodes
+    verbatim = frozenset(i for i in cited if nodes[i].statement == sentence)
     whole = ClaimV3.of(sentence, graph.matcher)
     best: tuple[str, SupportV3] | None = None
     supporters: set[str] = set(verbatim)
@@ -494,22 +534,32 @@ def _support_sentence(
             supporters.add(node_id)
         elif best is None or PROGRESS[verdict.reason] > PROGRESS[best[1].reason]:
             best = (node_id, verdict)
-    if any(allowed_node(i) for i in supporters):
+    if supporters and (allowed is None or any(type_of[i] in allowed for i in supporters)):
         return _SentenceSupport((frozenset(supporters),), None)
+    usable = cited if allowed is None else [i for i in cited if type_of[i] in allowed]
     for parts in readings(whole):
-        found = [
-            frozenset(
-                i
-                for i in cited
-                if allowed_node(i) and check_claim_v3(part, graph.statement_passage(i)).supported
-            )
-            for part in parts
-        ]
-        if all(found):
-            return _SentenceSupport(tuple(found), None)
+        found = _reading_support(parts, usable, graph)
+        if found is not None:
+            return _SentenceSupport(found, None)
     if supporters:  # supported, but only by nodes of types the claim type does not narrate
         return _SentenceSupport((frozenset(supporters),), None)
     return _SentenceSupport((), best)
+
+
+def _reading_support(
+    parts: tuple[ClaimV3, ...], usable: list[str], graph: EvidenceGraph
+) -> tuple[frozenset[str], ...] | None:
+    """The nodes of ``usable`` supporting each part of a reading, or None as soon as one
+    part has none (the reading does not hold)."""
+    found: list[frozenset[str]] = []
+    for part in parts:
+        nodes = frozenset(
+            i for i in usable if check_claim_v3(part, graph.statement_passage(i)).supported
+        )
+        if not nodes:
+            return None
+        found.append(nodes)
+    return tuple(found)
 
 
 def _narrated(
@@ -518,9 +568,25 @@ def _narrated(
     """(primary, allowed) node types for the claim's text; None means any type.
 
     Primary: the types the claim type narrates. Allowed: those plus the types of the
-    rule's further requirements (companion statements).
+    rule's further requirements (companion statements). Cached per claim type of the
+    graph's rules (so the cache is bounded by the graph).
     """
-    rule = graph.rules.get(claim.type)
+    if claim.type not in graph.rules:
+        return None, None
+    table: dict[str, tuple[frozenset[str] | None, frozenset[str] | None]] | None
+    table = graph.cache.get("narrated")
+    if table is None:
+        table = graph.cache["narrated"] = {}
+    found = table.get(claim.type)
+    if found is None:
+        found = table[claim.type] = _narrated_types(claim.type, graph)
+    return found
+
+
+def _narrated_types(
+    claim_type: str, graph: EvidenceGraph
+) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+    rule = graph.rules.get(claim_type)
     if rule is None:
         return None, None
     primary = rule.narrated_types()
@@ -580,12 +646,14 @@ def _polarity_clean(claim: Claim, graph: EvidenceGraph) -> bool:
     """True when the text is, verbatim, the one plain sentence of a cited node of a type
     the claim type narrates: the whole check below would find nothing."""
     node_id = _verbatim_node(claim, graph)
-    if node_id is None or not _verbatim_facts(node_id, graph).plain_sentence:
-        return False
-    if not _rules_now().type_binding:
-        return True
-    primary = _narrated(claim, graph)[0]
-    return primary is None or graph.nodes[node_id].type in primary
+    return node_id is not None and _polarity_clean_at(claim, _verbatim_facts(node_id, graph))
+
+
+def _polarity_clean_at(claim: Claim, facts: _Verbatim) -> bool:
+    """:func:`_polarity_clean` for the cited node whose statement is the text (``facts``)."""
+    return facts.plain_sentence and (
+        claim.type not in facts.unnarrated or not _rules_now().type_binding
+    )
 
 
 def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
@@ -652,6 +720,16 @@ def _checked_elsewhere(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     return iter(())
 
 
+#: The bit of each gate check in a :func:`dirty` mask.
+SCREEN_BITS: dict[GateCheck, int] = {
+    check_evidence: 1,
+    check_entities: 2,
+    check_number_binding: 4,
+    check_number_scope: 8,
+    check_claim_type: 16,
+    check_prose: 32,
+    check_polarity: 64,
+}
 _BOTH = frozenset(PROFILES)
 _STRICT = frozenset({"strict"})
 

@@ -90,8 +90,8 @@ def entity_scan(text: str, matcher: AliasMatcher) -> tuple[list[EntityMention], 
     Numbers are read from the blanked text, so a digit inside an entity's name (``Gold
     2``) is never a number mention. The spans index the normalized text.
     """
-    found = matcher.mentions(text)
     normalized = normalize(text)
+    found = matcher.find(normalized)
     if not found:
         return found, normalized
     parts: list[str] = []

@@ -62,8 +62,10 @@ class _Plan:
 
     gates: tuple[Gate, ...]
     screened: tuple[tuple[int, Gate], ...]
-    scope: bool
+    checks: int
     rest: tuple[Gate, ...]
+    #: The gate names of a report's ``failing_by_gate``, in order.
+    names: tuple[str, ...]
 
 
 _PLANS: dict[int, _Plan] = {}
@@ -76,16 +78,20 @@ def _plan(gates: tuple[Gate, ...]) -> _Plan:
     screened: every gate runs on every claim.
     """
     if not shortcuts.enabled():
-        return _Plan(gates, (), False, gates)
+        return _Plan(gates, (), 0, gates, _names(gates))
     plan = _PLANS.get(id(gates))
     if plan is None or plan.gates is not gates:
-        count, scope = screen_plan(gates)
+        count, checks = screen_plan(gates)
         screened = tuple((SCREEN_BITS[g.check], g) for g in gates[:count])
-        plan = _Plan(gates, screened, scope, gates[count:])
+        plan = _Plan(gates, screened, checks, gates[count:], _names(gates))
         if len(_PLANS) >= 64:
             _PLANS.clear()
         _PLANS[id(gates)] = plan
     return plan
+
+
+def _names(gates: tuple[Gate, ...]) -> tuple[str, ...]:
+    return ("schema", *dict.fromkeys(g.name for g in gates), "duplicate")
 
 
 def _run_gates(claim: Claim, graph: EvidenceGraph, plan: _Plan) -> list[GateError]:
@@ -97,15 +103,22 @@ def _run_gates(claim: Claim, graph: EvidenceGraph, plan: _Plan) -> list[GateErro
     errors: list[GateError] = []
     if plan.screened:
         try:
-            mask = dirty(claim, graph, plan.scope)
+            mask = dirty(claim, graph, plan.checks)
         except Exception:  # the gates themselves decide, and fail closed
             mask = -1
         if mask:
-            for bit, gate in plan.screened:
-                if mask & bit:
-                    _run(gate, claim, graph, errors)
+            errors = _run_dirty(claim, graph, plan, mask)
     for gate in plan.rest:
         _run(gate, claim, graph, errors)
+    return errors
+
+
+def _run_dirty(claim: Claim, graph: EvidenceGraph, plan: _Plan, mask: int) -> list[GateError]:
+    """The errors of the screened gates whose bit ``mask`` sets (-1: every one)."""
+    errors: list[GateError] = []
+    for bit, gate in plan.screened:
+        if mask & bit:
+            _run(gate, claim, graph, errors)
     return errors
 
 
@@ -159,53 +172,72 @@ def _repeat_error(first: str) -> GateError:
     )
 
 
-def _verdicts(
-    parsed: tuple[ParsedClaim, ...], graph: EvidenceGraph, gates: tuple[Gate, ...]
-) -> list[tuple[ClaimVerdict, Claim | None]]:
-    out: list[tuple[ClaimVerdict, Claim | None]] = []
+@dataclass(slots=True)
+class _Outcome:
+    """The verdicts of a narration, the claims that ship and the summary's counts."""
+
+    verdicts: list[ClaimVerdict]
+    shipped: list[Claim]
+    passed: int
+    failing: dict[str, int]
+
+
+def _verdicts(parsed: tuple[ParsedClaim, ...], graph: EvidenceGraph, plan: _Plan) -> _Outcome:
+    """Every claim's verdict, in order, counted as the summary counts them."""
+    verdicts: list[ClaimVerdict] = []
+    shipped: list[Claim] = []
+    failing = dict.fromkeys(plan.names, 0)
+    passed = 0
     seen: _Buckets = {}
-    plan = _plan(gates)
+    screened = bool(plan.screened) and not plan.rest
     for item in parsed:
         claim = item.claim
         if claim is None:
             errors = list(item.errors)
         else:
-            errors = _run_gates(claim, graph, plan)
+            if screened:  # the common plan: one screen, a gate only where it is dirty
+                try:
+                    mask = dirty(claim, graph, plan.checks)
+                except Exception:  # the gates themselves decide, and fail closed
+                    mask = -1
+                errors = _run_dirty(claim, graph, plan, mask) if mask else []
+            else:
+                errors = _run_gates(claim, graph, plan)
             first = _repeats(claim, item.id, seen)
             if first is not None:
                 errors.append(_repeat_error(first))
-        verdict = _new_verdict(
-            {
-                "index": item.index,
-                "id": item.id,
-                "type": item.type,
-                "text": item.text,
-                "passed": not errors,
-                "errors": errors,
-            },
+        verdicts.append(
+            _new_verdict(
+                {
+                    "index": item.index,
+                    "id": item.id,
+                    "type": item.type,
+                    "text": item.text,
+                    "passed": not errors,
+                    "errors": errors,
+                },
+            )
         )
-        out.append((verdict, claim))
-    return out
-
-
-def _summary(verdicts: list[ClaimVerdict], gates: tuple[Gate, ...]) -> Summary:
-    names = ["schema", *dict.fromkeys(g.name for g in gates), "duplicate"]
-    failing = dict.fromkeys(names, 0)
-    passed = 0
-    for v in verdicts:
-        if v.passed:
+        if errors:
+            for gate in {e.gate for e in errors}:
+                failing[gate] = failing.get(gate, 0) + 1
+        else:
             passed += 1
-            continue
-        for gate in {e.gate for e in v.errors}:
-            failing[gate] = failing.get(gate, 0) + 1
+            if claim is not None:
+                shipped.append(claim)
+    return _Outcome(verdicts, shipped, passed, failing)
+
+
+def _summary(outcome: _Outcome) -> Summary:
+    claims = len(outcome.verdicts)
     return trusted(
         Summary,
         {
-            "claims": len(verdicts),
-            "passed": passed,
-            "removed": len(verdicts) - passed,
-            "all_claims_verified": bool(verdicts) and passed == len(verdicts),
-            "failing_by_gate": failing,
+            "claims": claims,
+            "passed": outcome.passed,
+            "removed": claims - outcome.passed,
+            "all_claims_verified": bool(claims) and outcome.passed == claims,
+            "failing_by_gate": outcome.failing,
         },
     )
 
@@ -278,20 +310,18 @@ def _report(
 ) -> Report:
     if parsed.graph_id is not None and parsed.graph_id != g.graph_id:
         raise InputError(f"the narration is for graph {parsed.graph_id[:80]!r}, not {g.graph_id!r}")
-    results = _verdicts(parsed.claims, g, gates)
-    verdicts = [v for v, _ in results]
-    shipped = [c for v, c in results if v.passed and c is not None]
-    answer = join_sentences([c.text for c in shipped]) if shipped else REFUSAL
+    outcome = _verdicts(parsed.claims, g, _plan(gates))
+    shipped = outcome.shipped
     report = trusted(
         Report,
         {
             "format": REPORT_FORMAT,
             "graph_id": g.graph_id,
             "profile": name,
-            "claims": verdicts,
-            "summary": _summary(verdicts, gates),
+            "claims": outcome.verdicts,
+            "summary": _summary(outcome),
             "shipped": shipped,
-            "answer": answer,
+            "answer": join_sentences([c.text for c in shipped]) if shipped else REFUSAL,
             "refused": not shipped,
         },
     )

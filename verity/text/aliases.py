@@ -10,21 +10,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from functools import partial
+from typing import NamedTuple
 
 from verity.text.normalize import normalize
 
 __all__ = ["AliasMatcher", "EntityMention", "alias_key"]
 
 
-@dataclass(frozen=True, slots=True)
-class EntityMention:
-    """An entity mention in normalized text: its span, the matched text and the entity id."""
+class EntityMention(NamedTuple):
+    """An entity mention in normalized text: its span, the matched text and the entity id.
+
+    A named tuple: one is built per mention on the hot path of the text gates."""
 
     start: int
     end: int
     raw: str
     entity_id: str
+
+
+#: ``EntityMention(start, end, raw, entity_id)`` without the keyword handling of its
+#: ``__new__`` (one is built per mention on the hot path).
+_new_mention = partial(tuple.__new__, EntityMention)
 
 
 def alias_key(form: str) -> str:
@@ -88,10 +95,12 @@ class AliasMatcher:
         """Every entity mention in ``normalized`` text, left to right, non-overlapping."""
         if self._regex is None:
             return []
-        return [
-            EntityMention(m.start(), m.end(), m.group(0), self.entity_of(m.group(0)))
-            for m in self._regex.finditer(normalized)
-        ]
+        entity_of = self.entity_of
+        out: list[EntityMention] = []
+        for m in self._regex.finditer(normalized):
+            raw = m.group()
+            out.append(_new_mention((m.start(), m.end(), raw, entity_of(raw))))
+        return out
 
     def mentions(self, text: str) -> list[EntityMention]:
         """Every entity mention in ``text`` (any text: it is normalized here); the spans

@@ -274,7 +274,7 @@ def _end(claim: Sequence[str], index: PassageIndex, start: int) -> int | None:
 
 
 def _claim_marker_count(claim: Sequence[str]) -> int:
-    return sum(1 for token in claim if token in POLARITY_MARKERS)
+    return sum(map(POLARITY_MARKERS.__contains__, claim))
 
 
 def align(claim_tokens: Sequence[str], passage: PassageIndex | Sequence[str]) -> Span | None:
@@ -283,8 +283,14 @@ def align(claim_tokens: Sequence[str], passage: PassageIndex | Sequence[str]) ->
     if not claim_tokens:
         return None
     index = _as_index(passage)
-    claim_markers = _claim_marker_count(claim_tokens)
     markers = index.marker_positions
+    if not markers:  # no marker to drop: the first span that matches passes the guard
+        for start in _starts(claim_tokens, index):
+            end = _end(claim_tokens, index, start)
+            if end is not None:
+                return Span(start, end)
+        return None
+    claim_markers = _claim_marker_count(claim_tokens)
     length = len(claim_tokens)
     first: Span | None = None
     for start in _starts(claim_tokens, index):

@@ -49,6 +49,7 @@ from typing import Literal
 
 from verity.text.aliases import AliasMatcher
 from verity.text.align import (
+    _WINDOW,
     MAX_SINGLE_GAP,
     MAX_TOTAL_GAP,
     POLARITY_MARKERS,
@@ -267,27 +268,32 @@ def _scan_values(normalized: str, matcher: AliasMatcher | None) -> tuple[list[st
     scanner = _scanner(regex.pattern if regex is not None else None)
     values: list[str] = []
     kinds: list[int] = []
-    # With an alias pattern (and its own groups) in front, the scanner's groups are
-    # alias, alias-internal ..., word, number, word2, punct, symbol.
-    skip = 0 if regex is None else 1 + regex.groups
-    for groups in scanner.findall(normalized):
-        if skip and groups[0] and matcher is not None:
-            values.append(matcher.entity_of(groups[0]))
-            kinds.append(_ENTITY)
-            continue
-        word, number, word2, punct, symbol = groups[skip:]
-        if word or word2:
-            values.append(word or word2)
-            kinds.append(_WORD)
+    add_value, add_kind = values.append, kinds.append
+    found: list[tuple[str, ...]] = scanner.findall(normalized)
+    # Rows of alias, word, number, word2, punct, symbol. With an alias pattern (and
+    # its own groups, if any) in front, the scanner's groups are alias, alias-internal
+    # ..., word, number, word2, punct, symbol; without one there is no alias group.
+    if regex is None:
+        found = [("", *groups) for groups in found]
+    elif regex.groups:
+        found = [(groups[0], *groups[1 + regex.groups :]) for groups in found]
+    entity_of = matcher.entity_of if matcher is not None else None
+    for alias, word, number, word2, punct, symbol in found:
+        if alias and entity_of is not None:
+            add_value(entity_of(alias))
+            add_kind(_ENTITY)
+        elif word or word2:
+            add_value(word or word2)
+            add_kind(_WORD)
         elif number:
-            values.append(_number_token(number))
-            kinds.append(_NUMBER)
+            add_value(_number_token(number))
+            add_kind(_NUMBER)
         elif punct:
-            values.append(_PUNCT_TOKEN.get(punct, punct))
-            kinds.append(_PUNCT)
+            add_value(_PUNCT_TOKEN.get(punct, punct))
+            add_kind(_PUNCT)
         else:
-            values.append(symbol)
-            kinds.append(_SYMBOL)
+            add_value(symbol)
+            add_kind(_SYMBOL)
     return values, kinds
 
 
@@ -316,6 +322,23 @@ class SentenceV3:
     clause_end: tuple[int, ...]
     required: tuple[tuple[int, int], ...]
     has_entities: bool
+    #: Per token value, its positions as a bit set (bit i: token i), for :func:`_max_end`.
+    bits: dict[str, int] = field(default_factory=dict)
+    #: The positions of tokens that are no barrier, as a bit set.
+    open_bits: int = 0
+    #: Some token is a marker of :data:`MARKERS_V3`.
+    has_markers: bool = True
+
+
+def _bit_sets(tokens: Sequence[str], barrier: Sequence[bool]) -> tuple[dict[str, int], int]:
+    """(token value -> bit set of its positions, bit set of the non-barrier positions)."""
+    bits: dict[str, int] = {}
+    open_bits = 0
+    for pos, value in enumerate(tokens):
+        bits[value] = bits.get(value, 0) | (1 << pos)
+        if not barrier[pos]:
+            open_bits |= 1 << pos
+    return bits, open_bits
 
 
 def _units(tokens: _Tokens) -> tuple[list[int], list[int], list[int]]:
@@ -388,6 +411,7 @@ def _sentence(raw: str, matcher: AliasMatcher | None, required: Sequence[str]) -
         grouped.setdefault(value, []).append(pos)
     entities = [i for i, kind in enumerate(toks.kinds) if kind == _ENTITY]
     unit_start, unit_end, clause_end = _units(toks)
+    bits, open_bits = _bit_sets(toks.values, barrier)
     return SentenceV3(
         tokens=toks.values,
         markers=toks.markers,
@@ -399,6 +423,9 @@ def _sentence(raw: str, matcher: AliasMatcher | None, required: Sequence[str]) -
         clause_end=tuple(clause_end),
         required=tuple(ranges),
         has_entities=bool(entities),
+        bits=bits,
+        open_bits=open_bits,
+        has_markers=any(m is not None for m in toks.markers),
     )
 
 
@@ -495,8 +522,56 @@ class SupportV3:
     dropped: tuple[MarkerLoss, ...] = ()
 
 
+#: Sentences longer than this many tokens are aligned position by position
+#: (:func:`_max_end_states`) rather than on bit sets, whose shifts grow with the length.
+_BITS_LIMIT = 512
+
+
 def _max_end(claim: Sequence[str], sent: SentenceV3, start: int, rules: _Rules) -> int | None:
-    """Largest exclusive end of an alignment of ``claim`` starting at ``start``."""
+    """Largest exclusive end of an alignment of ``claim`` starting at ``start``.
+
+    Claim token j can only sit at position ``start + j + d``, d being the total gap
+    used so far (0..MAX_TOTAL_GAP), so the alignments are a bit set over d, as in
+    v2's :func:`~verity.text.align._min_end`. From token j-1 at offset d', token j
+    sits at d' + g for a gap g of 0..MAX_SINGLE_GAP whose g skipped tokens are no
+    barrier; the largest reachable offset of the last token gives the end. The gaps
+    of 1 to 4 are written out (``MAX_SINGLE_GAP`` is pinned; see the check below).
+    """
+    if not rules.barriers or not rules.extra_markers or len(sent.tokens) > _BITS_LIMIT:
+        return _max_end_states(claim, sent, start, rules)
+    bits = sent.bits
+    open_bits = sent.open_bits
+    reach = 1  # token 0 at offset 0
+    at = start  # position of the previous claim token's offset 0
+    for token in claim[1:]:
+        want = bits.get(token)
+        if want is None:
+            return None
+        passable = open_bits >> at  # bit d: the position d past ``at`` may be skipped
+        at += 1
+        step = (reach << 1) & passable  # a gap of 1
+        if step:
+            reach |= step
+            step = (step << 1) & passable  # 2
+            if step:
+                reach |= step
+                step = (step << 1) & passable  # 3
+                if step:
+                    reach |= step | ((step << 1) & passable)  # 4
+        reach &= (want >> at) & _WINDOW
+        if not reach:
+            return None
+    return at + reach.bit_length()
+
+
+if MAX_SINGLE_GAP != 4:  # pragma: no cover - the budget is pinned; _max_end spells out 4
+    raise ImportError("_max_end spells out gaps of 1 to 4; MAX_SINGLE_GAP changed")
+
+
+def _max_end_states(
+    claim: Sequence[str], sent: SentenceV3, start: int, rules: _Rules
+) -> int | None:
+    """:func:`_max_end` position by position: for ablations and very long sentences."""
     tokens = sent.tokens
     n = len(tokens)
     barriers = rules.barriers
@@ -558,17 +633,20 @@ def _claim_marker_counts(claim: Sequence[str], rules: _Rules) -> dict[str, int]:
     return counts
 
 
-def _check_sentence(claim: Sequence[str], sent: SentenceV3, rules: _Rules) -> SupportV3:
-    """The v3 verdict of a claim against one passage sentence (``sentence`` left unset)."""
+def _check_sentence(
+    claim: Sequence[str], sent: SentenceV3, rules: _Rules, index: int | None = None
+) -> SupportV3:
+    """The v3 verdict of a claim against one passage sentence, the ``index``-th."""
     if not all(map(sent.positions.__contains__, claim)):
-        return SupportV3(False, "not_contained")
-    claim_markers = _claim_marker_counts(claim, rules)
-    best = SupportV3(False, "crosses_barrier")
+        return SupportV3(False, "not_contained", index)
+    # The claim's markers only matter where the sentence holds one.
+    claim_markers = _claim_marker_counts(claim, rules) if sent.has_markers else {}
+    best = SupportV3(False, "crosses_barrier", index)
     for start in sent.positions[claim[0]]:
         end = _max_end(claim, sent, start, rules)
         if end is None:
             continue
-        verdict = _span_verdict(claim_markers, sent, start, end, rules)
+        verdict = _span_verdict(claim_markers, sent, start, end, rules, index)
         if verdict.supported:
             return verdict
         if PROGRESS[verdict.reason] > PROGRESS[best.reason]:
@@ -577,17 +655,24 @@ def _check_sentence(claim: Sequence[str], sent: SentenceV3, rules: _Rules) -> Su
 
 
 def _span_verdict(
-    claim_markers: dict[str, int], sent: SentenceV3, start: int, end: int, rules: _Rules
+    claim_markers: dict[str, int],
+    sent: SentenceV3,
+    start: int,
+    end: int,
+    rules: _Rules,
+    index: int | None = None,
 ) -> SupportV3:
     span = (start, end)
     if rules.anchoring and not _anchored(sent, start, end):
         detail = "the match starts neither at the sentence start nor at its subject"
-        return SupportV3(False, "not_anchored", span=span, detail=detail)
+        return SupportV3(False, "not_anchored", index, span, detail)
     if rules.required:
         for lo, hi in sent.required:
             if lo < start or hi > end:
                 detail = "required: " + " ".join(sent.tokens[lo:hi])
-                return SupportV3(False, "required_span_dropped", span=span, detail=detail)
+                return SupportV3(False, "required_span_dropped", index, span, detail)
+    if not sent.has_markers:  # no marker to drop or cut
+        return SupportV3(True, "supported", index, span)
     lo, hi = (sent.unit_start[start], sent.unit_end[end - 1]) if rules.clause_guard else span
     lost = _guard(claim_markers, sent, lo, hi, rules)
     if lost:
@@ -595,13 +680,13 @@ def _span_verdict(
             f"{d.marker!r}: {d.span_count} in the passage, {d.claim_count} in the claim"
             for d in lost
         )
-        return SupportV3(False, "marker_dropped", span=span, detail=detail, dropped=lost)
+        return SupportV3(False, "marker_dropped", index, span, detail, lost)
     if rules.object_cut:
         last = _last_marker(sent, lo, hi, rules)
         if last is not None and end < sent.clause_end[last]:
             detail = f"the claim ends before the end of the clause of {sent.tokens[last]!r}"
-            return SupportV3(False, "marker_object_cut", span=span, detail=detail)
-    return SupportV3(True, "supported", span=span)
+            return SupportV3(False, "marker_object_cut", index, span, detail)
+    return SupportV3(True, "supported", index, span)
 
 
 def _anchored(sent: SentenceV3, start: int, end: int) -> bool:
@@ -638,13 +723,6 @@ class ClaimV3:
         return ClaimV3(tuple(self.tokens[i] for i in keep), tuple(self.kinds[i] for i in keep))
 
 
-def _in_sentence(verdict: SupportV3, index: int) -> SupportV3:
-    """``replace(verdict, sentence=index)``, without ``replace``'s field introspection."""
-    return SupportV3(
-        verdict.supported, verdict.reason, index, verdict.span, verdict.detail, verdict.dropped
-    )
-
-
 def check_claim_v3(
     claim: ClaimV3, passage: PassageV3, *, _rules: _Rules | None = None
 ) -> SupportV3:
@@ -667,7 +745,7 @@ def check_claim_v3(
     for index, sent in enumerate(passage.sentences):
         if not _rules.symbols:
             sent = _without_symbols(sent)
-        verdict = _in_sentence(_check_sentence(claim.tokens, sent, _rules), index)
+        verdict = _check_sentence(claim.tokens, sent, _rules, index)
         if verdict.supported:
             return verdict
         if PROGRESS[verdict.reason] > PROGRESS[best.reason]:
@@ -719,11 +797,16 @@ def _without_symbols(sent: SentenceV3) -> SentenceV3:
     def remap(end: int) -> int:
         return sum(1 for old in keep if old < end)
 
+    tokens = tuple(sent.tokens[i] for i in keep)
+    barrier = tuple(sent.barrier[i] for i in keep)
+    bits, open_bits = _bit_sets(tokens, barrier)
     return replace(
         sent,
-        tokens=tuple(sent.tokens[i] for i in keep),
+        tokens=tokens,
         markers=tuple(sent.markers[i] for i in keep),
-        barrier=tuple(sent.barrier[i] for i in keep),
+        barrier=barrier,
+        bits=bits,
+        open_bits=open_bits,
         positions={k: tuple(v) for k, v in grouped.items()},
         first_entity=None if sent.first_entity is None else index.get(sent.first_entity),
         unit_start=tuple(remap(sent.unit_start[i]) for i in keep),
