@@ -20,9 +20,10 @@ one after the other on the same CPU (the process pins itself to CPU 0):
   per claim; ``units`` counts sentences).
 
 Times are CPU time of this process (``time.process_time``), so that other load on
-the machine inflates them less than wall time. Each round times every task; a
-ratio is taken against the same round's ``json.loads`` and the median over
-``--rounds`` is reported with its range (the best pass is shown too).
+the machine inflates them less than wall time. Each task runs the workload in slices
+of 25 narrations, and ``json.loads`` of the same slice is timed right before each
+slice; a round's ratio is the task's time over the floor times taken beside it, and
+the median over ``--rounds`` is reported with its range (the best pass is shown too).
 The graphs and the workload are built before timing and moved out of the garbage
 collector's way with ``gc.freeze()``, as a long-running service would do.
 """
@@ -53,8 +54,11 @@ from verity.core.graph import EvidenceGraph  # noqa: E402
 
 #: The targets of issue 15, as ratios to json.loads of the same lines in the same run.
 TARGETS = {"paper": 6.5, "strict": 26.0}
-#: Passes of json.loads per round (one pass is short; the mean of several is steadier).
+#: Passes of json.loads beside each slice (one pass is short; the mean of several is
+#: steadier).
 FLOOR_PASSES = 10
+#: Narrations per slice: each task runs slice by slice, its floor timed beside each one.
+SLICE = 25
 
 
 def pin_to_one_core() -> str:
@@ -92,33 +96,37 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     return {"graphs": graphs, "pairs": pairs, "lines": lines, "answers": answers}
 
 
-def tasks(work: dict[str, Any]) -> dict[str, Callable[[], object]]:
+#: A task over narrations ``lo .. hi`` of the workload.
+Task = Callable[[int, int], object]
+
+
+def tasks(work: dict[str, Any]) -> dict[str, Task]:
     graphs, lines, answers = work["graphs"], work["lines"], work["answers"]
     loads = json.loads
 
-    def floor() -> None:
-        for line in lines:
+    def floor(lo: int, hi: int) -> None:
+        for line in lines[lo:hi]:
             loads(line)
 
     ids = [json.loads(line)["graph_id"] for line in lines]
 
-    def run(profile: str) -> Callable[[], None]:
-        def go() -> None:
-            for graph_id, line in zip(ids, lines, strict=True):
+    def run(profile: str) -> Task:
+        def go(lo: int, hi: int) -> None:
+            for graph_id, line in zip(ids[lo:hi], lines[lo:hi], strict=True):
                 verify_json(graphs[graph_id], line, profile)
 
         return go
 
-    def run_dict(profile: str) -> Callable[[], None]:
-        def go() -> None:
-            for line in lines:
+    def run_dict(profile: str) -> Task:
+        def go(lo: int, hi: int) -> None:
+            for line in lines[lo:hi]:
                 data = loads(line)
                 verify(graphs[data["graph_id"]], data, profile)
 
         return go
 
-    def answer() -> None:
-        for text, passages in answers:
+    def answer(lo: int, hi: int) -> None:
+        for text, passages in answers[lo:hi]:
             check_answer(text, passages)
 
     return {
@@ -156,45 +164,72 @@ def _median(values: list[float]) -> float:
 def measure(work: dict[str, Any], rounds: int) -> dict[str, dict[str, float]]:
     """Per task: best CPU time of one pass, and its ratio to ``json.loads``.
 
-    Each round times every task once, one after the other, and ``json.loads`` (short)
-    as the mean of :data:`FLOOR_PASSES` passes; the ratio of a task is taken in each
-    round against that round's floor, and the median over rounds is reported, so that
-    a slow or fast spell of the machine moves both sides of a ratio alike.
+    A pass of a task runs the workload in slices of :data:`SLICE` narrations; right
+    before each slice, ``json.loads`` of the same slice is timed (the mean of
+    :data:`FLOOR_PASSES` passes). A round's ratio of a task is the sum of its slice
+    times over the sum of the floor times taken beside them, so that both sides of a
+    ratio are measured within milliseconds of each other and a slow or fast spell of
+    a loaded machine moves them alike. The median over rounds is reported, with its
+    range; the floor's own row is its mean pass.
     """
     jobs = tasks(work)
+    count = len(work["lines"])
     for fn in jobs.values():
-        fn()  # warm caches (normalize, compiled patterns, per-graph indexes)
+        fn(0, count)  # warm caches (normalize, compiled patterns, per-graph indexes)
     floor = jobs["json.loads"]
+    slices = [(lo, min(lo + SLICE, count)) for lo in range(0, count, SLICE)]
+    cpu = time.process_time
 
-    def floor_pass() -> None:
-        for _ in range(FLOOR_PASSES):
-            floor()
+    def paired(fn: Task) -> tuple[float, float, float]:
+        """(task cpu s, floor cpu s, task wall s) of one pass, slice by slice."""
+        spent = beside = wall = 0.0
+        for lo, hi in slices:
+            start = cpu()
+            for _ in range(FLOOR_PASSES):
+                floor(lo, hi)
+            mid = cpu()
+            clock = time.perf_counter()
+            fn(lo, hi)
+            wall += time.perf_counter() - clock
+            spent += cpu() - mid
+            beside += (mid - start) / FLOOR_PASSES
+        return spent, beside, wall
 
     best: dict[str, tuple[float, float]] = {}
     ratios: dict[str, list[float]] = {name: [] for name in jobs}
     for _ in range(rounds):
-        times: dict[str, tuple[float, float]] = {}
+        floors: list[float] = []
         for name, fn in jobs.items():
             if name == "json.loads":
-                cpu, wall = _cpu(floor_pass)
-                times[name] = (cpu / FLOOR_PASSES, wall / FLOOR_PASSES)
-            else:
-                times[name] = _cpu(fn)
-        for name, (cpu, wall) in times.items():
+                continue
+            spent, beside, wall = paired(fn)
+            floors.append(beside)
             old = best.get(name)
-            best[name] = (cpu, wall) if old is None else (min(old[0], cpu), min(old[1], wall))
-            ratios[name].append(cpu / times["json.loads"][0])
+            best[name] = (spent, wall) if old is None else (min(old[0], spent), min(old[1], wall))
+            ratios[name].append(spent / beside)
+        mean_floor = sum(floors) / len(floors)
+        old = best.get("json.loads")
+        best["json.loads"] = (
+            (mean_floor, mean_floor)
+            if old is None
+            else (
+                min(old[0], mean_floor),
+                min(old[1], mean_floor),
+            )
+        )
+        ratios["json.loads"].append(1.0)
+    best = {name: best[name] for name in jobs}  # table order
     claims = sum(len(n["claims"]) for n, _ in work["pairs"])
     sentences = sum(len(check_answer(t, p).claims) for t, p in work["answers"])
     out: dict[str, dict[str, float]] = {}
-    for name, (cpu, wall) in best.items():
+    for name, (spent, wall) in best.items():
         units = sentences if name == "answer" else claims
         out[name] = {
             "units": units,
-            "cpu_s": cpu,
+            "cpu_s": spent,
             "wall_s": wall,
-            "per_s": units / cpu,
-            "us_per_unit": cpu / units * 1e6,
+            "per_s": units / spent,
+            "us_per_unit": spent / units * 1e6,
             "ratio_to_json": _median(ratios[name]),
             "ratio_range": [min(ratios[name]), max(ratios[name])],
         }
@@ -255,10 +290,11 @@ def gate_times(work: dict[str, Any], rounds: int) -> dict[str, float]:
 
 
 def profile(work: dict[str, Any], which: str, top: int = 30) -> None:
-    fn = tasks(work)["answer" if which == "answer" else which]
-    fn()
+    task = tasks(work)["answer" if which == "answer" else which]
+    count = len(work["lines"])
+    task(0, count)
     prof = cProfile.Profile()
-    prof.runcall(fn)
+    prof.runcall(task, 0, count)
     pstats.Stats(prof).sort_stats("tottime").print_stats(top)
 
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tests.robustness.strategies import CARD_SMALL, GRAPH_ALIASES, ROBUST, hostile_text
 from verity.core.graph import load_graph
-from verity.text import align_v3
+from verity.text import align_v3, segment
 from verity.text import tokens as text_module
 from verity.text.aliases import AliasMatcher
 from verity.text.align_v3 import ClaimV3, _scan
@@ -174,3 +174,27 @@ def _sentence_of(tokens: list[str], barrier: list[bool]) -> align_v3.SentenceV3:
         bits=bits,
         open_bits=open_bits,
     )
+
+
+# --- the segmenter's shortcut for text with no inner candidate ---------------------------
+
+_SEGMENT_PIECES = st.sampled_from(
+    ["Gold earns 4x", ".", "!", "?", "…", " ", "\n", "。", "e.g.", "Dr", "3.5", "”", "(", ")"]
+)
+
+
+@ROBUST
+@given(st.one_of(hostile_text, st.lists(_SEGMENT_PIECES, max_size=8).map("".join)))
+def test_sentence_shortcut_equals_the_full_split(text: str) -> None:
+    for matcher in (None, GRAPH.matcher):
+        assert segment.split_sentences(text, matcher) == segment._split(text, matcher)
+
+
+def test_sentence_shortcut_takes_only_text_without_an_inner_candidate() -> None:
+    for text in ("Gold earns 4x.", "Gold earns 4x", "  Gold earns 4x!  \n", "", "   "):
+        assert segment.split_sentences(text) == segment._split(text, None)
+    # an inner candidate takes the full split, which cuts there
+    assert segment.split_sentences("Gold earns 4x. Silver earns 2x.") == [
+        "Gold earns 4x.",
+        "Silver earns 2x.",
+    ]

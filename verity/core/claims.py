@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -123,15 +123,14 @@ _BLANK_EXPECTED = "non-empty string"
 _FIELD_SET = frozenset(CLAIM_FIELDS)
 
 
-@dataclass(slots=True)
-class ParsedClaim:
+class ParsedClaim(NamedTuple):
     """One claim as read: the claim, or the schema errors that rejected it.
 
-    Treat it as read-only. It is not a frozen dataclass only because those are built
-    three times slower, and verify() builds one per claim.
+    A named tuple (read-only, and built faster than a frozen dataclass: verify() builds
+    one per claim). Its ``index`` field shadows ``tuple.index``, which nothing calls.
     """
 
-    index: int
+    index: int  # type: ignore[assignment]  # the field, not tuple.index (see above)
     id: str
     type: str | None
     text: str | None

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from verity.core import shortcuts
@@ -100,11 +101,7 @@ def _nearest(value: str, graph: EvidenceGraph, name: str, choices: Iterable[str]
 
 def _cited_nodes(claim: Claim, graph: EvidenceGraph) -> list[str]:
     """Cited ids that name nodes, first occurrence order, no repeats."""
-    seen: dict[str, None] = {}
-    for node_id in claim.cited_evidence_ids:
-        if node_id in graph.nodes:
-            seen.setdefault(node_id)
-    return list(seen)
+    return list(dict.fromkeys(filter(graph.nodes.__contains__, claim.cited_evidence_ids)))
 
 
 # --- gate 1: evidence existence ------------------------------------------------------
@@ -266,7 +263,7 @@ def dirty(claim: Claim, graph: EvidenceGraph, checks: int = SET_BITS) -> int:
     cited = claim.cited_evidence_ids
     if not cited:
         mask = 1
-    elif not type_of.keys() >= set(cited):
+    elif not all(map(type_of.__contains__, cited)):
         mask = 1
         cited = [i for i in cited if i in type_of]
     if not graph.allowed_entities.issuperset(claim.entities):
@@ -282,11 +279,11 @@ def dirty(claim: Claim, graph: EvidenceGraph, checks: int = SET_BITS) -> int:
                 if found is not None and found.isdisjoint(cited):
                     mask |= 8
                     break
-    reqs = _requirements(graph).get(claim.type)
+    reqs = (graph.cache.get("requirements") or _requirements(graph)).get(claim.type)
     if reqs is None:
         mask |= 16
     elif reqs:
-        types = {type_of[i] for i in cited}
+        types = set(map(type_of.__getitem__, cited))
         for need in reqs:
             if types.isdisjoint(need):
                 mask |= 16
@@ -338,10 +335,14 @@ class _Mentions:
     numbers: tuple[tuple[str, NumberValue], ...]
 
 
+#: (entity id, raw) of an :class:`~verity.text.aliases.EntityMention`.
+_ENTITY_AND_RAW = attrgetter("entity_id", "raw")
+
+
 def _mentions(text: str, graph: EvidenceGraph) -> _Mentions:
     found, masked = entity_scan(text, graph.matcher)
     return _Mentions(
-        tuple([(m.entity_id, m.raw) for m in found]),
+        tuple(map(_ENTITY_AND_RAW, found)),
         tuple([(m.group(0), value_of_match(m)) for m in NUMBER_RE.finditer(masked)]),
     )
 
@@ -451,7 +452,7 @@ def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     declared: list[NumberValue] = [v for v in map(number_value, claim.numbers) if v is not None]
     reported: set[str] = set()
     for raw, value in mentions.numbers:
-        if raw in reported or any(value.matches(v) for v in declared):
+        if raw in reported or any(map(value.matches, declared)):
             continue
         reported.add(raw)
         yield Finding(
@@ -521,8 +522,8 @@ def _support_sentence(
     if not cited:  # no cited node exists: nothing can support the sentence
         return _SentenceSupport((), None)
     type_of = graph.type_of
-    nodes = graph.nodes
-    verbatim = frozenset(i for i in cited if nodes[i].statement == sentence)
+    stating = _statement_nodes(graph).get(sentence)
+    verbatim = frozenset() if stating is None else stating.intersection(cited)
     whole = ClaimV3.of(sentence, graph.matcher)
     best: tuple[str, SupportV3] | None = None
     supporters: set[str] = set(verbatim)
@@ -534,7 +535,9 @@ def _support_sentence(
             supporters.add(node_id)
         elif best is None or PROGRESS[verdict.reason] > PROGRESS[best[1].reason]:
             best = (node_id, verdict)
-    if supporters and (allowed is None or any(type_of[i] in allowed for i in supporters)):
+    if supporters and (
+        allowed is None or not allowed.isdisjoint(map(type_of.__getitem__, supporters))
+    ):
         return _SentenceSupport((frozenset(supporters),), None)
     usable = cited if allowed is None else [i for i in cited if type_of[i] in allowed]
     for parts in readings(whole):
@@ -629,7 +632,8 @@ def _reader_finding(text: str) -> Finding | None:
 
 def _part_types(found: _SentenceSupport, graph: EvidenceGraph) -> list[frozenset[str]]:
     """The node types supporting each part of a sentence's reading."""
-    return [frozenset(graph.nodes[i].type for i in part) for part in found.supporters]
+    type_of = graph.type_of.__getitem__
+    return [frozenset(map(type_of, part)) for part in found.supporters]
 
 
 def _binding(
@@ -637,8 +641,8 @@ def _binding(
 ) -> tuple[bool, bool]:
     """(every part rests on an allowed type, some part rests on a primary type) of one
     supported sentence; None sets allow any type."""
-    bound = allowed is None or all(t & allowed for t in types)
-    narrated = primary is None or any(t & primary for t in types)
+    bound = allowed is None or not any(map(allowed.isdisjoint, types))
+    narrated = primary is None or not all(map(primary.isdisjoint, types))
     return bound, narrated
 
 

@@ -42,7 +42,17 @@ def _error(gate: str, code: str, message: str, expected: Any, actual: Any) -> Ga
 def _run(gate: Gate, claim: Claim, graph: EvidenceGraph, errors: list[GateError]) -> None:
     try:
         for f in gate.check(claim, graph):
-            errors.append(_error(f.gate or gate.name, f.code, f.message, f.expected, f.actual))
+            errors.append(
+                _new_error(
+                    {
+                        "gate": f.gate or gate.name,
+                        "code": f.code,
+                        "message": f.message,
+                        "expected": f.expected,
+                        "actual": f.actual,
+                    }
+                )
+            )
     except Exception as exc:  # fail closed: a broken gate rejects, it never passes
         errors.append(
             _error(
@@ -152,8 +162,13 @@ def _repeats(claim: Claim, claim_id: str, seen: _Buckets) -> str | None:
         return None
     if isinstance(bucket, tuple):
         bucket = seen[key] = [_Seen(*bucket)]
-    words = _words(claim)
+    text = claim.text
+    words: tuple[str, ...] | None = None
     for earlier in bucket:
+        if earlier.claim.text == text:  # the same text: the same words
+            return earlier.id
+        if words is None:
+            words = _words(claim)
         if earlier.words is None:
             earlier.words = _words(earlier.claim)
         if earlier.words == words:
@@ -190,29 +205,30 @@ def _verdicts(parsed: tuple[ParsedClaim, ...], graph: EvidenceGraph, plan: _Plan
     passed = 0
     seen: _Buckets = {}
     screened = bool(plan.screened) and not plan.rest
-    for item in parsed:
-        claim = item.claim
+    checks = plan.checks
+    add_verdict, ship = verdicts.append, shipped.append
+    for index, claim_id, claim_type, text, claim, parse_errors in parsed:
         if claim is None:
-            errors = list(item.errors)
+            errors = list(parse_errors)
         else:
             if screened:  # the common plan: one screen, a gate only where it is dirty
                 try:
-                    mask = dirty(claim, graph, plan.checks)
+                    mask = dirty(claim, graph, checks)
                 except Exception:  # the gates themselves decide, and fail closed
                     mask = -1
                 errors = _run_dirty(claim, graph, plan, mask) if mask else []
             else:
                 errors = _run_gates(claim, graph, plan)
-            first = _repeats(claim, item.id, seen)
+            first = _repeats(claim, claim_id, seen)
             if first is not None:
                 errors.append(_repeat_error(first))
-        verdicts.append(
+        add_verdict(
             _new_verdict(
                 {
-                    "index": item.index,
-                    "id": item.id,
-                    "type": item.type,
-                    "text": item.text,
+                    "index": index,
+                    "id": claim_id,
+                    "type": claim_type,
+                    "text": text,
                     "passed": not errors,
                     "errors": errors,
                 },
@@ -224,7 +240,7 @@ def _verdicts(parsed: tuple[ParsedClaim, ...], graph: EvidenceGraph, plan: _Plan
         else:
             passed += 1
             if claim is not None:
-                shipped.append(claim)
+                ship(claim)
     return _Outcome(verdicts, shipped, passed, failing)
 
 

@@ -14,6 +14,7 @@ which decide and report. Whatever it returns, the plain path returns too:
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Annotated, Any
 
 import msgspec
@@ -72,17 +73,16 @@ def _claims_source(rules: tuple[FieldRule, ...]) -> str:
         "    out = []",
         "    for index, w in enumerate(wires):",
     ]
-    for rule in rules:
-        v = local[rule.name]
-        lines.append(f"        {v} = w.{rule.name}")
-        if rule.kind == "string":
-            lines += [f"        if {v}.isspace():", "            return None"]
-        else:
-            lines += [f"        if {v} and any(map(_isspace, {v})):", "            return None"]
+    lines += [f"        {local[rule.name]} = w.{rule.name}" for rule in rules]
+    # Every string and list item in one pass: (v0, v1, *v3, ...).
+    strings = ", ".join(
+        local[rule.name] if rule.kind == "string" else "*" + local[rule.name] for rule in rules
+    )
+    lines += [f"        if any(map(_isspace, ({strings},))):", "            return None"]
     values = ", ".join(f"{name!r}: {v}" for name, v in local.items())
     head = ", ".join(local[name] for name in ("id", "type", "text"))
     lines += [
-        f"        out.append(_Parsed(index, {head}, _new_claim({{{values}}}), ()))",
+        f"        out.append(_new_parsed((index, {head}, _new_claim({{{values}}}), ())))",
         "    return tuple(out)",
     ]
     return "\n".join(lines) + "\n"
@@ -94,7 +94,7 @@ _ClaimsFn = Callable[[list[Any]], tuple[ParsedClaim, ...] | None]
 def _compile_claims(rules: tuple[FieldRule, ...]) -> _ClaimsFn:
     namespace: dict[str, Any] = {
         "_new_claim": trusted_maker(Claim),
-        "_Parsed": ParsedClaim,
+        "_new_parsed": partial(tuple.__new__, ParsedClaim),
         "_isspace": str.isspace,
     }
     exec(compile(_claims_source(rules), "<verity wire claims>", "exec"), namespace)

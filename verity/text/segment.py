@@ -141,6 +141,17 @@ def split_sentences(text: str, matcher: AliasMatcher | None = None) -> list[str]
     With ``matcher``, a full stop before a lowercase word is a boundary when an entity
     mention starts at that word; without one the segmentation is exactly as before.
     """
+    stripped = text.rstrip()
+    first = next(_candidates(stripped), None)
+    if first is None or first.end() == len(stripped):
+        # No candidate, or the first one closes the text: whatever it decides, no cut
+        # falls inside the text (the common case of a claim: one sentence, one stop).
+        return [stripped.lstrip()] if stripped else []
+    return _split(text, matcher)
+
+
+def _split(text: str, matcher: AliasMatcher | None) -> list[str]:
+    """:func:`split_sentences` without its shortcut for text whose only candidate ends it."""
     cuts: list[int] = []
     for match in _candidates(text):
         kind = match.lastgroup
