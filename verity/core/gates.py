@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from verity.core import shortcuts
 from verity.core.claims import SCHEMA_CODES, Claim
@@ -327,8 +327,7 @@ def screen_plan(gates: tuple[Gate, ...]) -> tuple[int, int]:
 # --- strict: prose consistency -------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Mentions:
+class _Mentions(NamedTuple):
     """What a text mentions, in text order: (entity id, raw) and (raw number, value)."""
 
     entities: tuple[tuple[str, str], ...]
@@ -503,8 +502,7 @@ _FAILURE_TEXT: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class _SentenceSupport:
+class _SentenceSupport(NamedTuple):
     """Which cited nodes support one sentence (through some reading), or the best failure."""
 
     supporters: tuple[frozenset[str], ...]  # per part of the reading that holds

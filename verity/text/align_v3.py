@@ -45,7 +45,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import compress
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from verity.text.aliases import AliasMatcher
 from verity.text.align import (
@@ -504,8 +504,7 @@ def _ablated(**off: bool) -> Iterator[_Rules]:
         _ACTIVE.pop()
 
 
-@dataclass(frozen=True, slots=True)
-class SupportV3:
+class SupportV3(NamedTuple):
     """The v3 verdict for one claim sentence against one passage.
 
     ``sentence`` is the index of the passage sentence the verdict rests on (the
@@ -701,8 +700,7 @@ def _anchored(sent: SentenceV3, start: int, end: int) -> bool:
     return sent.unit_start[start] == start or sent.tokens[start - 1] in _COORDINATORS
 
 
-@dataclass(frozen=True, slots=True)
-class ClaimV3:
+class ClaimV3(NamedTuple):
     """A claim sentence as v3 reads it: its v3 tokens, their kinds and its v2 tokens."""
 
     tokens: tuple[str, ...]
@@ -716,7 +714,7 @@ class ClaimV3:
     @property
     def v2(self) -> tuple[str, ...]:
         """The v2 tokens: the v3 tokens without punctuation and symbols."""
-        return tuple(compress(self.tokens, [k < _PUNCT for k in self.kinds]))
+        return tuple(compress(self.tokens, map(_PUNCT.__gt__, self.kinds)))
 
     def without_symbols(self) -> ClaimV3:
         keep = [i for i, k in enumerate(self.kinds) if k < _PUNCT]
