@@ -198,3 +198,97 @@ def test_sentence_shortcut_takes_only_text_without_an_inner_candidate() -> None:
         "Gold earns 4x.",
         "Silver earns 2x.",
     ]
+
+
+# --- the alias matcher's prefix tree against the longest-first alternation ---------------
+
+_FORM_PARTS = st.sampled_from(
+    ["gold", "gold card", "gold_dining", "go", "g", "dining", "ein", "é", "e\u0301", "4x", "a-b"]
+)
+_FORM_TEXT = st.lists(
+    st.sampled_from(
+        [
+            "gold",
+            " ",
+            "  ",
+            "\t",
+            "_",
+            "card",
+            "dining",
+            "-",
+            ",",
+            "go",
+            "x",
+            "é",
+            "e\u0301",
+            "4x",
+            "ein",
+            "a",
+            "b",
+        ]
+    ),
+    max_size=14,
+).map("".join)
+
+
+@ROBUST
+@given(st.lists(_FORM_PARTS, min_size=1, max_size=6), st.one_of(_FORM_TEXT, hostile_text))
+def test_alias_trie_matches_what_the_alternation_matches(forms: list[str], text: str) -> None:
+    """Forms that share prefixes (``go``/``gold``/``gold card``/``gold_dining``), whitespace
+    inside forms, combining marks: every match of the matcher's prefix tree equals the
+    longest-first alternation's, span for span."""
+    from verity.text import aliases
+
+    matcher = AliasMatcher({form: f"e{i}" for i, form in enumerate(forms)})
+    keys = list(matcher.forms)
+    plain = re.compile(aliases._matcher_pattern(aliases._alternation(keys), keys))
+    assert matcher.regex is not None
+    normalized = normalize(text)
+    assert [m.span() for m in matcher.regex.finditer(normalized)] == [
+        m.span() for m in plain.finditer(normalized)
+    ]
+
+
+def test_alias_trie_takes_the_longest_form_that_ends_a_word() -> None:
+    matcher = AliasMatcher({"gold": "g", "gold card": "gc", "gold_dining": "gd"})
+    found = [(m.raw, m.entity_id) for m in matcher.find("gold card, gold_dining, gold cards, gold")]
+    assert found == [("gold card", "gc"), ("gold_dining", "gd"), ("gold", "g"), ("gold", "g")]
+    # any run of whitespace inside a form
+    assert [m.raw for m in matcher.find("gold  card; gold\tcard")] == ["gold  card", "gold\tcard"]
+
+
+@ROBUST
+@given(
+    st.one_of(
+        hostile_text,
+        st.lists(
+            st.sampled_from(
+                [
+                    "<b>",
+                    "&amp;",
+                    "~",
+                    "~~",
+                    "](",
+                    "![",
+                    "\\*",
+                    "<!--",
+                    "-->",
+                    "-",
+                    "a",
+                    " ",
+                    "<",
+                    "!",
+                ]
+            ),
+            max_size=8,
+        ).map("".join),
+    )
+)
+def test_markup_guard_changes_no_match(text: str) -> None:
+    """The reader's markup pattern finds the same markup with or without its
+    first-character lookahead."""
+    plain = re.compile(align_v3._MARKUP.pattern.replace(align_v3._MARKUP_START, "", 1))
+    assert plain.pattern != align_v3._MARKUP.pattern
+    assert [m.span() for m in align_v3._MARKUP.finditer(text)] == [
+        m.span() for m in plain.finditer(text)
+    ]

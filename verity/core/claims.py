@@ -138,8 +138,9 @@ class ParsedClaim(NamedTuple):
     errors: tuple[GateError, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedNarration:
+class ParsedNarration(NamedTuple):
+    """A narration as read: its graph id (if given) and its claims."""
+
     graph_id: str | None
     claims: tuple[ParsedClaim, ...]
 

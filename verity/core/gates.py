@@ -57,7 +57,7 @@ __all__ = [
 PROFILES: tuple[str, ...] = ("paper", "strict")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Finding:
     """What a gate found wrong, before the loop stamps the gate name on it."""
 
@@ -68,6 +68,29 @@ class Finding:
     #: The gate to report under when it is not the gate that found it (type binding is
     #: found by the polarity gate, which knows the supporting node, but is a claim_type rule).
     gate: str | None = None
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        expected: Any = None,
+        actual: Any = None,
+        gate: str | None = None,
+    ) -> None:
+        # The dataclass's own __init__ of a frozen class goes through object.__setattr__
+        # field by field; the slots' descriptors set the same fields faster.
+        _set_code(self, code)
+        _set_message(self, message)
+        _set_expected(self, expected)
+        _set_actual(self, actual)
+        _set_gate(self, gate)
+
+
+_set_code = vars(Finding)["code"].__set__
+_set_message = vars(Finding)["message"].__set__
+_set_expected = vars(Finding)["expected"].__set__
+_set_actual = vars(Finding)["actual"].__set__
+_set_gate = vars(Finding)["gate"].__set__
 
 
 GateCheck = Callable[[Claim, EvidenceGraph], Iterator[Finding]]
@@ -208,7 +231,7 @@ def check_claim_type(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
             claim.type,
         )
         return
-    cited_types = {graph.nodes[i].type for i in _cited_nodes(claim, graph)}
+    cited_types = set(map(graph.type_of.__getitem__, _cited_nodes(claim, graph)))
     for req in rule.requires:
         if req.when_present and not any(t in graph.node_types for t in req.any_of):
             continue

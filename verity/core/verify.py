@@ -6,17 +6,17 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from verity.answer import join_sentences
 from verity.core import shortcuts
 from verity.core.claims import Claim, Narration, ParsedClaim, ParsedNarration, parse_narration
 from verity.core.gate_error import GateError
-from verity.core.gates import INTERNAL_ERROR, SCREEN_BITS, Gate, dirty, gates_for, screen_plan
+from verity.core.gates import INTERNAL_ERROR, SCREEN_BITS, Gate, dirty, screen_plan
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.profiles import Profile, VerificationFailed, resolve_profile
 from verity.core.report import REPORT_FORMAT, ClaimVerdict, Report, Summary
-from verity.core.trusted import trusted, trusted_maker
+from verity.core.trusted import trusted_maker
 from verity.core.wire import read_narration_text
 from verity.errors import InputError
 from verity.formats import REFUSAL
@@ -31,6 +31,8 @@ DUPLICATE_REPEATED = "duplicate.repeated"
 
 _new_error = trusted_maker(GateError)
 _new_verdict = trusted_maker(ClaimVerdict)
+_new_summary = trusted_maker(Summary)
+_new_report = trusted_maker(Report)
 
 
 def _error(gate: str, code: str, message: str, expected: Any, actual: Any) -> GateError:
@@ -187,8 +189,7 @@ def _repeat_error(first: str) -> GateError:
     )
 
 
-@dataclass(slots=True)
-class _Outcome:
+class _Outcome(NamedTuple):
     """The verdicts of a narration, the claims that ship and the summary's counts."""
 
     verdicts: list[ClaimVerdict]
@@ -246,8 +247,7 @@ def _verdicts(parsed: tuple[ParsedClaim, ...], graph: EvidenceGraph, plan: _Plan
 
 def _summary(outcome: _Outcome) -> Summary:
     claims = len(outcome.verdicts)
-    return trusted(
-        Summary,
+    return _new_summary(
         {
             "claims": claims,
             "passed": outcome.passed,
@@ -259,10 +259,7 @@ def _summary(outcome: _Outcome) -> Summary:
 
 
 def _gates(profile: str | Profile, on_fail: str | None) -> tuple[str, tuple[Gate, ...], str]:
-    name, gates, policy = resolve_profile(profile, on_fail)
-    if not isinstance(profile, Profile):
-        gates = gates_for(profile)  # the built-in table, looked up here
-    return name, gates, policy
+    return resolve_profile(profile, on_fail)
 
 
 def verify(
@@ -328,8 +325,7 @@ def _report(
         raise InputError(f"the narration is for graph {parsed.graph_id[:80]!r}, not {g.graph_id!r}")
     outcome = _verdicts(parsed.claims, g, _plan(gates))
     shipped = outcome.shipped
-    report = trusted(
-        Report,
+    report = _new_report(
         {
             "format": REPORT_FORMAT,
             "graph_id": g.graph_id,

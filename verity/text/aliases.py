@@ -43,10 +43,66 @@ def _alias_pattern(alias: str) -> str:
     return r"\s+".join(re.escape(part) for part in alias.split())
 
 
+def _alternation(forms: Iterable[str]) -> str:
+    """The forms as one alternation, longest first: the plain statement of what
+    :func:`_trie` matches (kept for the tests that hold the two equal)."""
+    ordered = sorted(forms, key=lambda f: (-len(f), f))
+    return "(?:" + "|".join(_alias_pattern(f) for f in ordered) + ")"
+
+
+_END = ""  # the key of a form's end in a trie node; units are never empty
+_Node = dict[str, "_Node"]
+
+
+def _units(form: str) -> list[str]:
+    """A form's characters, with each whitespace run as one ``" "`` unit."""
+    out: list[str] = []
+    for i, part in enumerate(form.split()):
+        if i:
+            out.append(" ")
+        out.extend(part)
+    return out
+
+
+def _trie(forms: Iterable[str]) -> str:
+    """The forms as a prefix tree: at each point, one alternative per next character (or
+    whitespace run), and the end of a form tried last.
+
+    It matches what :func:`_alternation` matches, followed by the same end check: at
+    most one branch can match a given text (the units of a node differ, and a letter
+    is never whitespace), so the search follows one path and, backtracking from its
+    end, takes the longest form along it, as the longest-first alternation does. The
+    regex engine then tests a character per branch point instead of every form.
+    """
+    root: _Node = {}
+    for form in forms:
+        node = root
+        for unit in _units(form):
+            node = node.setdefault(unit, {})
+        node[_END] = {}
+    return _render(root)
+
+
+def _render(node: _Node) -> str:
+    branches = [
+        (r"\s+" if unit == " " else re.escape(unit)) + _render(child)
+        for unit, child in sorted(node.items())
+        if unit != _END
+    ]
+    if _END in node:
+        branches.append("")  # a form ends here: tried after every longer one
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+
 def _first_chars(forms: Iterable[str]) -> str:
     """A lookahead for the first characters of ``forms``: every alias starts with one, so a
     position where none stands fails before the alternation is tried."""
     return "(?=[" + "".join(re.escape(c) for c in sorted({form[0] for form in forms})) + "])"
+
+
+def _matcher_pattern(body: str, forms: Iterable[str]) -> str:
+    """The matcher's regex around a body matching the forms: whole words only."""
+    return _first_chars(forms) + r"(?<!\w)" + body + r"(?!\w)"
 
 
 class AliasMatcher:
@@ -67,11 +123,8 @@ class AliasMatcher:
                 by_form[key] = entity_id
         self._by_form = by_form
         if by_form:
-            ordered = sorted(by_form, key=lambda f: (-len(f), f))
-            body = "|".join(_alias_pattern(f) for f in ordered)
-            self._regex: re.Pattern[str] | None = re.compile(
-                _first_chars(ordered) + r"(?<!\w)(?:" + body + r")(?!\w)"
-            )
+            pattern = _matcher_pattern(_trie(by_form), by_form)
+            self._regex: re.Pattern[str] | None = re.compile(pattern)
         else:
             self._regex = None
 

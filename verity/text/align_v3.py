@@ -142,13 +142,17 @@ _STRIKE_MARKS = frozenset(
     [chr(c) for c in range(0x0334, 0x0339)] + [chr(c) for c in range(0x20D2, 0x20D4)]
     + [chr(c) for c in range(0x20E5, 0x20E7)]
 )  # fmt: skip
+# Every alternative below starts with one of these: a position where none stands fails
+# before the alternatives are tried.
+_MARKUP_START = r"(?=[<&~\]!\\-])"
 _MARKUP = re.compile(
-    r"</?[A-Za-z][^<>]*>"  # an HTML/XML tag (``a < b`` is no tag: a space follows ``<``)
+    _MARKUP_START
+    + r"(?:</?[A-Za-z][^<>]*>"  # an HTML/XML tag (``a < b`` is no tag: a space follows ``<``)
     r"|<!--|-->|<!\[|<\?"  # comments, CDATA, processing instructions
     r"|&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);"  # character references
     r"|~~"  # Markdown strike-through
     r"|\]\(|!\["  # Markdown links and images
-    r"|\\[\\`*_{}\[\]()#+\-.!~|<>]"  # Markdown escapes (the backslash is not shown)
+    r"|\\[\\`*_{}\[\]()#+\-.!~|<>])"  # Markdown escapes (the backslash is not shown)
 )
 
 
