@@ -256,9 +256,10 @@ class _Chunk:
 class _Window:
     """Chunks in input order, verified by ``jobs - 1`` workers and by this process.
 
-    Each worker is kept :data:`_CHUNKS_PER_JOB` chunks ahead; while the oldest chunk is
-    still with a worker, this process verifies the next waiting chunk itself instead of
-    waiting, so every process keeps busy and the output stays in input order.
+    Each worker is kept :data:`_CHUNKS_PER_JOB` chunks ahead (chunks it has not finished);
+    while the oldest chunk is still with a worker, this process verifies the next waiting
+    chunk itself instead of waiting, and after each one tops the workers up again, so
+    every process keeps busy and the output stays in input order.
     """
 
     def __init__(
@@ -268,19 +269,20 @@ class _Window:
         self.limit = helpers * _CHUNKS_PER_JOB  # chunks with the workers at most
         self.size = max(_WINDOW_CHUNKS, 2 * self.limit)  # chunks read ahead at most
         self.chunks: deque[_Chunk] = deque()
-        self.sent = 0
 
     def add(self, lines: list[tuple[int, bytes]]) -> None:
         self.chunks.append(_Chunk(lines))
         self._send()
 
     def _send(self) -> None:
+        """Send waiting chunks, oldest first, until the workers hold ``limit`` unfinished."""
+        busy = sum(1 for c in self.chunks if c.result is not None and not c.result.ready())
         for chunk in self.chunks:
-            if self.sent >= self.limit:
+            if busy >= self.limit:
                 return
             if chunk.waiting:
                 chunk.result = self.pool.apply_async(_work, (chunk.lines,))
-                self.sent += 1
+                busy += 1
 
     def _verify_here(self, chunk: _Chunk) -> list[str]:
         chunk.output = verify_lines(chunk.lines, self.graphs, self.profile)
@@ -296,8 +298,8 @@ class _Window:
                 if spare is None:
                     break
                 self._verify_here(spare)
+                self._send()  # a worker may have finished meanwhile
             output = result.get()
-            self.sent -= 1
         else:
             output = head.output if head.output is not None else self._verify_here(head)
         self._send()

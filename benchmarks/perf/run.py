@@ -236,6 +236,39 @@ def measure(work: dict[str, Any], rounds: int) -> dict[str, dict[str, float]]:
     return out
 
 
+def floor_check(work: dict[str, Any], rounds: int) -> list[dict[str, float]]:
+    """Whether timing the floor beside task slices flatters a ratio: per round, CPU ms of
+    one ``json.loads`` pass over the workload taken whole, slice by slice beside
+    ``strict`` slices (as :func:`measure` does), and slice by slice alone."""
+    jobs = tasks(work)
+    count = len(work["lines"])
+    floor, strict = jobs["json.loads"], jobs["strict"]
+    for fn in (floor, strict):
+        fn(0, count)
+    cpu = time.process_time
+
+    def sliced(beside: Task | None) -> float:
+        spent = 0.0
+        for lo in range(0, count, SLICE):
+            hi = min(lo + SLICE, count)
+            start = cpu()
+            for _ in range(FLOOR_PASSES):
+                floor(lo, hi)
+            spent += (cpu() - start) / FLOOR_PASSES
+            if beside is not None:
+                beside(lo, hi)
+        return spent * 1e3
+
+    out = []
+    for _ in range(rounds):
+        start = cpu()
+        for _ in range(FLOOR_PASSES):
+            floor(0, count)
+        whole = (cpu() - start) / FLOOR_PASSES * 1e3
+        out.append({"whole": whole, "beside_strict": sliced(strict), "alone": sliced(None)})
+    return out
+
+
 def render(results: dict[str, dict[str, Any]], mix: dict[str, dict[str, str]]) -> str:
     lines = [
         f"{'measure':<12}{'units':>9}{'cpu s':>9}{'units/s':>11}{'us/unit':>9}"
@@ -309,6 +342,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", choices=["paper", "strict", "answer"], default=None)
     parser.add_argument("--no-freeze", action="store_true", help="leave the gc alone")
     parser.add_argument("--gates", action="store_true", help="time each gate alone instead")
+    parser.add_argument(
+        "--floor-check",
+        action="store_true",
+        help="compare json.loads timed whole, beside strict slices and in slices alone",
+    )
     args = parser.parse_args(argv)
     pinned = pin_to_one_core()
     work = build(args)
@@ -317,6 +355,10 @@ def main(argv: list[str] | None = None) -> int:
         gc.freeze()
     if args.profile:
         profile(work, args.profile)
+        return 0
+    if args.floor_check:
+        for row in floor_check(work, args.rounds):
+            print("json.loads ms a pass: " + ", ".join(f"{k} {v:.2f}" for k, v in row.items()))
         return 0
     if args.gates:
         for name, us in gate_times(work, args.rounds).items():

@@ -120,3 +120,25 @@ def test_report_serializes_to_its_schema() -> None:
     err = data["claims"][1]["errors"][0]
     assert set(err) == {"gate", "code", "message", "expected", "actual"}
     assert err["actual"] == "amex"
+
+
+def test_a_failing_screen_runs_every_gate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the screen itself raises, every screened gate runs (and says what it finds):
+    the report is the one the plain path gives, never a silent pass."""
+    import verity.core.verify as verify_module
+    from verity.core import shortcuts
+
+    bad = {**GOOD, "id": "c2", "entities": ["amex"], "numbers": ["4.0x"]}
+    narration = {"claims": [GOOD, bad]}
+    graph = load_graph(GRAPHS / "card_small.json")
+    with shortcuts.disabled():
+        plain = {p: verify(graph, narration, p).model_dump_json() for p in ("paper", "strict")}
+
+    def broken(*args: object) -> int:
+        raise RuntimeError("screen broke")
+
+    monkeypatch.setattr(verify_module, "dirty", broken)
+    for profile in ("paper", "strict"):
+        report = verify(graph, narration, profile)
+        assert report.model_dump_json() == plain[profile]
+        assert not report.claims[1].passed

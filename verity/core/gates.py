@@ -6,9 +6,10 @@ Each gate is a generator ``(claim, graph) -> Iterator[Finding]`` registered in
 :data:`ERROR_CODES` are derived from the table. :func:`verity.verify.verify` loops over
 the table, stamps the gate name on each finding and turns an exception inside a
 gate into an ``internal.error`` that rejects the claim (fail closed). Custom gates join
-a profile through :func:`verity.extend`. :func:`screen` clears a claim of the set gates
-(evidence, entity, number, claim_type) in one pass of set lookups; a claim it does not
-clear runs through the gates, which say why.
+a profile through :func:`verity.extend`. :func:`dirty` clears a claim of the set gates
+(evidence, entity, number, claim_type) in one pass of set lookups, and of the prose and
+polarity gates when its text is a cited statement verbatim whose per-node answers show
+them clean; a gate it does not clear runs, and says why.
 
 Profile ``paper`` is the published four-gate contract: evidence, entity, number
 (exact string membership) and claim_type. Profile ``strict`` adds number scope,

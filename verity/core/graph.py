@@ -182,7 +182,7 @@ class EvidenceGraph:
         self.number_nodes: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in stating.items()}
         self.aliases: dict[str, str] = _alias_table(model, what)
         self.matcher = AliasMatcher(self.aliases)
-        #: Lazily filled caches keyed by node id, used by the text gates.
+        #: Lazily filled caches of the gates (per-node passages, per-graph tables).
         self.cache: dict[str, Any] = {}
         for node in model.nodes:
             _check_node_numbers(node, self.matcher, what)

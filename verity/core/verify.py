@@ -12,7 +12,7 @@ from verity.answer import join_sentences
 from verity.core import shortcuts
 from verity.core.claims import Claim, Narration, ParsedClaim, ParsedNarration, parse_narration
 from verity.core.gate_error import GateError
-from verity.core.gates import INTERNAL_ERROR, SCREEN_BITS, Gate, dirty, screen_plan
+from verity.core.gates import INTERNAL_ERROR, SCREEN_BITS, Gate, dirty, gates_for, screen_plan
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.profiles import Profile, VerificationFailed, resolve_profile
 from verity.core.report import REPORT_FORMAT, ClaimVerdict, Report, Summary
@@ -114,15 +114,20 @@ def _run_gates(claim: Claim, graph: EvidenceGraph, plan: _Plan) -> list[GateErro
     """
     errors: list[GateError] = []
     if plan.screened:
-        try:
-            mask = dirty(claim, graph, plan.checks)
-        except Exception:  # the gates themselves decide, and fail closed
-            mask = -1
+        mask = _mask(claim, graph, plan.checks)
         if mask:
             errors = _run_dirty(claim, graph, plan, mask)
     for gate in plan.rest:
         _run(gate, claim, graph, errors)
     return errors
+
+
+def _mask(claim: Claim, graph: EvidenceGraph, checks: int) -> int:
+    """:func:`dirty`, or -1 when it fails: then every screened gate runs, and fails closed."""
+    try:
+        return dirty(claim, graph, checks)
+    except Exception:  # the gates themselves decide
+        return -1
 
 
 def _run_dirty(claim: Claim, graph: EvidenceGraph, plan: _Plan, mask: int) -> list[GateError]:
@@ -213,10 +218,7 @@ def _verdicts(parsed: tuple[ParsedClaim, ...], graph: EvidenceGraph, plan: _Plan
             errors = list(parse_errors)
         else:
             if screened:  # the common plan: one screen, a gate only where it is dirty
-                try:
-                    mask = dirty(claim, graph, checks)
-                except Exception:  # the gates themselves decide, and fail closed
-                    mask = -1
+                mask = _mask(claim, graph, checks)
                 errors = _run_dirty(claim, graph, plan, mask) if mask else []
             else:
                 errors = _run_gates(claim, graph, plan)
@@ -259,7 +261,10 @@ def _summary(outcome: _Outcome) -> Summary:
 
 
 def _gates(profile: str | Profile, on_fail: str | None) -> tuple[str, tuple[Gate, ...], str]:
-    return resolve_profile(profile, on_fail)
+    name, gates, policy = resolve_profile(profile, on_fail)
+    if not isinstance(profile, Profile):
+        gates = gates_for(profile)  # the built-in table, looked up here
+    return name, gates, policy
 
 
 def verify(
