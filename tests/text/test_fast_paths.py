@@ -156,15 +156,11 @@ def test_bit_set_alignment_stops_at_the_gap_budget_and_at_barriers() -> None:
 
 def _sentence_of(tokens: list[str], barrier: list[bool]) -> align_v3.SentenceV3:
     bits, open_bits = align_v3._bit_sets(tokens, barrier)
-    positions: dict[str, list[int]] = {}
-    for pos, token in enumerate(tokens):
-        positions.setdefault(token, []).append(pos)
     n = len(tokens)
     return align_v3.SentenceV3(
         tokens=tuple(tokens),
         markers=tuple(None for _ in tokens),
         barrier=tuple(barrier),
-        positions={k: tuple(v) for k, v in positions.items()},
         first_entity=None,
         unit_start=(0,) * n,
         unit_end=(n,) * n,

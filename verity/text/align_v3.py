@@ -316,7 +316,6 @@ class SentenceV3:
     tokens: tuple[str, ...]
     markers: tuple[str | None, ...]
     barrier: tuple[bool, ...]
-    positions: dict[str, tuple[int, ...]]
     first_entity: int | None
     #: Start of the coordinate unit of each token (a unit after ``, and`` starts at ``and``).
     unit_start: tuple[int, ...]
@@ -326,12 +325,25 @@ class SentenceV3:
     clause_end: tuple[int, ...]
     required: tuple[tuple[int, int], ...]
     has_entities: bool
-    #: Per token value, its positions as a bit set (bit i: token i), for :func:`_max_end`.
+    #: Per token value, its positions as a bit set (bit i: token i).
     bits: dict[str, int] = field(default_factory=dict)
     #: The positions of tokens that are no barrier, as a bit set.
     open_bits: int = 0
     #: Some token is a marker of :data:`MARKERS_V3`.
     has_markers: bool = True
+
+    @property
+    def positions(self) -> dict[str, tuple[int, ...]]:
+        """Per token value, its ascending positions (from :attr:`bits`)."""
+        return {value: tuple(_set_bits(found)) for value, found in self.bits.items()}
+
+
+def _set_bits(mask: int) -> Iterator[int]:
+    """The positions of the set bits of ``mask``, ascending."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
 
 
 def _bit_sets(tokens: Sequence[str], barrier: Sequence[bool]) -> tuple[dict[str, int], int]:
@@ -410,9 +422,6 @@ def _sentence(raw: str, matcher: AliasMatcher | None, required: Sequence[str]) -
             toks.values, toks.kinds, toks.markers, in_required, strict=True
         )
     )
-    grouped: dict[str, list[int]] = {}
-    for pos, value in enumerate(toks.values):
-        grouped.setdefault(value, []).append(pos)
     entities = [i for i, kind in enumerate(toks.kinds) if kind == _ENTITY]
     unit_start, unit_end, clause_end = _units(toks)
     bits, open_bits = _bit_sets(toks.values, barrier)
@@ -420,7 +429,6 @@ def _sentence(raw: str, matcher: AliasMatcher | None, required: Sequence[str]) -
         tokens=toks.values,
         markers=toks.markers,
         barrier=barrier,
-        positions={k: tuple(v) for k, v in grouped.items()},
         first_entity=entities[0] if entities else None,
         unit_start=tuple(unit_start),
         unit_end=tuple(unit_end),
@@ -640,12 +648,13 @@ def _check_sentence(
     claim: Sequence[str], sent: SentenceV3, rules: _Rules, index: int | None = None
 ) -> SupportV3:
     """The v3 verdict of a claim against one passage sentence, the ``index``-th."""
-    if not all(map(sent.positions.__contains__, claim)):
+    bits = sent.bits
+    if not all(map(bits.__contains__, claim)):
         return SupportV3(False, "not_contained", index)
     # The claim's markers only matter where the sentence holds one.
     claim_markers = _claim_marker_counts(claim, rules) if sent.has_markers else {}
     best = SupportV3(False, "crosses_barrier", index)
-    for start in sent.positions[claim[0]]:
+    for start in _set_bits(bits[claim[0]]):
         end = _max_end(claim, sent, start, rules)
         if end is None:
             continue
@@ -792,9 +801,6 @@ def _without_symbols(sent: SentenceV3) -> SentenceV3:
     """The sentence with punctuation and symbol tokens removed (the ``symbols`` ablation)."""
     keep = [i for i, t in enumerate(sent.tokens) if not _is_symbol(t)]
     index = {old: new for new, old in enumerate(keep)}
-    grouped: dict[str, list[int]] = {}
-    for new, old in enumerate(keep):
-        grouped.setdefault(sent.tokens[old], []).append(new)
 
     def remap(end: int) -> int:
         return sum(1 for old in keep if old < end)
@@ -809,7 +815,6 @@ def _without_symbols(sent: SentenceV3) -> SentenceV3:
         barrier=barrier,
         bits=bits,
         open_bits=open_bits,
-        positions={k: tuple(v) for k, v in grouped.items()},
         first_entity=None if sent.first_entity is None else index.get(sent.first_entity),
         unit_start=tuple(remap(sent.unit_start[i]) for i in keep),
         unit_end=tuple(remap(sent.unit_end[i]) for i in keep),
