@@ -169,6 +169,7 @@ def _sentence_of(tokens: list[str], barrier: list[bool]) -> align_v3.SentenceV3:
         has_entities=False,
         bits=bits,
         open_bits=open_bits,
+        has_markers=False,
     )
 
 

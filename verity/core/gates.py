@@ -303,7 +303,7 @@ def dirty(claim: Claim, graph: EvidenceGraph, checks: int = SET_BITS) -> int:
                 if found is not None and found.isdisjoint(cited):
                     mask |= 8
                     break
-    reqs = (graph.cache.get("requirements") or _requirements(graph)).get(claim.type)
+    reqs = _requirements(graph).get(claim.type)
     if reqs is None:
         mask |= 16
     elif reqs:
@@ -389,9 +389,7 @@ class _Verbatim:
 
 
 def _verbatim_facts(node_id: str, graph: EvidenceGraph) -> _Verbatim:
-    table: dict[str, _Verbatim] | None = graph.cache.get("verbatim")
-    if table is None:
-        table = graph.cache["verbatim"] = {}
+    table: dict[str, _Verbatim] = graph.cache.setdefault("verbatim", {})
     facts = table.get(node_id)
     if facts is None:
         node = graph.nodes[node_id]
@@ -598,10 +596,8 @@ def _narrated(
     """
     if claim.type not in graph.rules:
         return None, None
-    table: dict[str, tuple[frozenset[str] | None, frozenset[str] | None]] | None
-    table = graph.cache.get("narrated")
-    if table is None:
-        table = graph.cache["narrated"] = {}
+    table: dict[str, tuple[frozenset[str] | None, frozenset[str] | None]]
+    table = graph.cache.setdefault("narrated", {})
     found = table.get(claim.type)
     if found is None:
         found = table[claim.type] = _narrated_types(claim.type, graph)

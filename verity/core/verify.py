@@ -44,17 +44,7 @@ def _error(gate: str, code: str, message: str, expected: Any, actual: Any) -> Ga
 def _run(gate: Gate, claim: Claim, graph: EvidenceGraph, errors: list[GateError]) -> None:
     try:
         for f in gate.check(claim, graph):
-            errors.append(
-                _new_error(
-                    {
-                        "gate": f.gate or gate.name,
-                        "code": f.code,
-                        "message": f.message,
-                        "expected": f.expected,
-                        "actual": f.actual,
-                    }
-                )
-            )
+            errors.append(_error(f.gate or gate.name, f.code, f.message, f.expected, f.actual))
     except Exception as exc:  # fail closed: a broken gate rejects, it never passes
         errors.append(
             _error(

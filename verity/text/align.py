@@ -284,13 +284,8 @@ def align(claim_tokens: Sequence[str], passage: PassageIndex | Sequence[str]) ->
         return None
     index = _as_index(passage)
     markers = index.marker_positions
-    if not markers:  # no marker to drop: the first span that matches passes the guard
-        for start in _starts(claim_tokens, index):
-            end = _end(claim_tokens, index, start)
-            if end is not None:
-                return Span(start, end)
-        return None
-    claim_markers = _claim_marker_count(claim_tokens)
+    # With no marker in the passage every span passes the guard: nothing to count.
+    claim_markers = _claim_marker_count(claim_tokens) if markers else 0
     length = len(claim_tokens)
     first: Span | None = None
     for start in _starts(claim_tokens, index):

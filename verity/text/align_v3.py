@@ -326,11 +326,11 @@ class SentenceV3:
     required: tuple[tuple[int, int], ...]
     has_entities: bool
     #: Per token value, its positions as a bit set (bit i: token i).
-    bits: dict[str, int] = field(default_factory=dict)
+    bits: dict[str, int]
     #: The positions of tokens that are no barrier, as a bit set.
-    open_bits: int = 0
+    open_bits: int
     #: Some token is a marker of :data:`MARKERS_V3`.
-    has_markers: bool = True
+    has_markers: bool
 
     @property
     def positions(self) -> dict[str, tuple[int, ...]]:
