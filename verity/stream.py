@@ -24,6 +24,7 @@ from __future__ import annotations
 import gc
 import json
 import multiprocessing
+import pickle
 import sys
 import threading
 from collections import deque
@@ -170,13 +171,36 @@ def verify_lines(
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(graph_dir: str, profile: str | Profile) -> None:
-    _WORKER["graphs"] = load_graph_dir(graph_dir)
-    _WORKER["profile"] = profile
+def _init_worker(graph_dir: str, pickled_profile: bytes) -> None:
+    """Load a spawned worker's graphs and profile; never raises.
+
+    A pool whose initializer raises starts new workers forever and its tasks never
+    finish, so a failure is kept and raised by each task instead (the profile comes
+    pickled for the same reason: its unpickling then happens here, not in the start-up).
+    """
+    try:
+        _WORKER["profile"] = pickle.loads(pickled_profile)
+        _WORKER["graphs"] = load_graph_dir(graph_dir)
+    except Exception as exc:
+        _WORKER["failed"] = f"{type(exc).__name__}: {exc}"[:300]
 
 
 def _work(chunk: list[tuple[int, bytes]]) -> list[str]:
+    failed = _WORKER.get("failed")
+    if failed is not None:
+        raise InputError(f"a verify-stream worker process could not start ({failed})")
     return verify_lines(chunk, _WORKER["graphs"], _WORKER["profile"])
+
+
+def _pickled(profile: str | Profile) -> bytes:
+    """The profile for spawned workers, or an :class:`InputError` saying it cannot go."""
+    try:
+        return pickle.dumps(profile)
+    except Exception as exc:
+        raise InputError(
+            f"the profile cannot be sent to worker processes ({type(exc).__name__}: "
+            f"{str(exc)[:200]}); define its gates in an importable module, or use one job"
+        ) from None
 
 
 def chunks(lines: Iterable[bytes], size: int = CHUNK_LINES) -> Iterator[list[tuple[int, bytes]]]:
@@ -329,7 +353,8 @@ def _parallel(
         gc.freeze()
         pool = ctx.Pool(helpers)
     else:
-        pool = ctx.Pool(helpers, initializer=_init_worker, initargs=(graph_dir, profile))
+        initargs = (graph_dir, _pickled(profile))
+        pool = ctx.Pool(helpers, initializer=_init_worker, initargs=initargs)
     try:
         with pool:
             window = _Window(pool, helpers, graphs, profile)
