@@ -190,6 +190,19 @@ class EvidenceGraph:
             if node.required_spans:
                 self._prepare_required(node, what)
 
+    #: Attributes derived from the others, rebuilt on unpickling rather than pickled.
+    _DERIVED = ("matcher", "cache", "nx")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The model and its indexes: the matcher and the caches are left out (derived,
+        and the objects of a mypyc-compiled build in them do not pickle)."""
+        return {k: v for k, v in vars(self).items() if k not in self._DERIVED}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        vars(self).update(state)
+        self.matcher = AliasMatcher(self.aliases)
+        self.cache = {}
+
     def _prepare_required(self, node: NodeModel, what: str) -> None:
         """Index a statement with required spans now, refusing spans that cross sentences."""
         try:
