@@ -21,10 +21,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from verity.core import shortcuts
 from verity.core.claims import SCHEMA_CODES, Claim
+from verity.core.finding import Finding
 from verity.core.graph import EvidenceGraph, entity_scan
 from verity.errors import InputError
 from verity.text.align_v3 import (
@@ -56,42 +57,6 @@ __all__ = [
 ]
 
 PROFILES: tuple[str, ...] = ("paper", "strict")
-
-
-@dataclass(frozen=True, slots=True, init=False)
-class Finding:
-    """What a gate found wrong, before the loop stamps the gate name on it."""
-
-    code: str
-    message: str
-    expected: Any = None
-    actual: Any = None
-    #: The gate to report under when it is not the gate that found it (type binding is
-    #: found by the polarity gate, which knows the supporting node, but is a claim_type rule).
-    gate: str | None = None
-
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        expected: Any = None,
-        actual: Any = None,
-        gate: str | None = None,
-    ) -> None:
-        # The dataclass's own __init__ of a frozen class goes through object.__setattr__
-        # field by field; the slots' descriptors set the same fields faster.
-        _set_code(self, code)
-        _set_message(self, message)
-        _set_expected(self, expected)
-        _set_actual(self, actual)
-        _set_gate(self, gate)
-
-
-_set_code = vars(Finding)["code"].__set__
-_set_message = vars(Finding)["message"].__set__
-_set_expected = vars(Finding)["expected"].__set__
-_set_actual = vars(Finding)["actual"].__set__
-_set_gate = vars(Finding)["gate"].__set__
 
 
 GateCheck = Callable[[Claim, EvidenceGraph], Iterator[Finding]]
