@@ -6,6 +6,7 @@ schema faults (wrong types, blank or overlong fields, missing and extra keys) so
 claim-field checks are covered too. Prints one sha256 per part and one over all::
 
     python benchmarks/perf/identity_core.py [--narrations 6000] [--expect HEX] [--plain]
+        [--installed]
 
 With ``--plain`` every report is also computed the plain way (inside
 ``verity.core.shortcuts.disabled()``: every gate on every claim, no per-node answers,
@@ -25,12 +26,16 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))
+# --installed: check the verity installed in this interpreter (a wheel), not the checkout's.
+if "--installed" not in sys.argv:
+    sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE))
 
 import workload  # noqa: E402
 
+import verity  # noqa: E402
 from verity import verify, verify_json  # noqa: E402
+from verity._build import build_text  # noqa: E402
 from verity.core import shortcuts  # noqa: E402
 from verity.core.claims import Narration  # noqa: E402
 from verity.errors import InputError  # noqa: E402
@@ -95,7 +100,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--claims", type=int, default=8)
     parser.add_argument("--expect", default=None)
     parser.add_argument("--plain", action="store_true", help="also compare with the plain path")
+    parser.add_argument(
+        "--installed", action="store_true", help="check the installed verity, not the checkout's"
+    )
     args = parser.parse_args(argv)
+    print(f"verity at {Path(verity.__file__).parent}: {build_text()}", file=sys.stderr)
     compared = differing = 0
     pools = workload.load_pools(workload.graph_paths())
     graphs = {p.graph.graph_id: p.graph for p in pools}

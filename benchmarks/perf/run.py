@@ -1,6 +1,7 @@
 """Throughput of verify() and check_answer(), side by side with json.loads, on one core.
 
-Run from the repository root::
+Run from the repository root (``benchmarks/perf/compiled.sh`` makes a copy of the tree with
+the mypyc-compiled modules a wheel ships, to run this in)::
 
     .venv/bin/python benchmarks/perf/run.py [--narrations 4000] [--claims 8] [--rounds 5]
         [--json benchmarks/perf/results/throughput.json] [--profile paper|strict|answer]
@@ -49,7 +50,9 @@ sys.path.insert(0, str(HERE))
 
 import workload  # noqa: E402
 
+import verity  # noqa: E402
 from verity import check_answer, verify, verify_json  # noqa: E402
+from verity._build import build_text  # noqa: E402
 from verity.core.graph import EvidenceGraph  # noqa: E402
 
 #: The targets of issue 15, as ratios to json.loads of the same lines in the same run.
@@ -370,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.narrations} narrations x {args.claims} claims over {len(work['graphs'])} graphs, "
         f"seed {args.seed}, best of {args.rounds} rounds, {pinned}, "
         f"gc {'default' if args.no_freeze else 'frozen after setup'}, "
-        f"python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.2f}"
+        f"python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.2f}, "
+        f"verity {build_text()} ({Path(verity.__file__).parent})"
     )
     print(header)
     print(render(results, mix))
