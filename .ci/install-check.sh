@@ -30,7 +30,7 @@ tar -tzf "$sdist" >"$tmp/sdist.txt"
 "$tmp/tools/bin/python" -m zipfile -l "$wheel" >"$tmp/wheel.txt"
 grep -q "/verity/schemas/evidence_graph.schema.json$" "$tmp/sdist.txt" || fail "sdist lacks the schemas"
 grep -q "verity/schemas/evidence_graph.schema.json" "$tmp/wheel.txt" || fail "wheel lacks the schemas"
-grep -q "verity/core/verify\..*\.so$" "$tmp/wheel.txt" || fail "wheel lacks the compiled modules"
+grep -q "verity/core/engine\.[^ ]*\.so " "$tmp/wheel.txt" || fail "wheel lacks the compiled modules"
 say "built $(basename "$sdist") and $(basename "$wheel")"
 
 say "core-only install into a clean venv"
