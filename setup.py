@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-from typing import Any
 
 from setuptools import Distribution, setup
 from setuptools.command.build_ext import build_ext
@@ -103,8 +102,4 @@ class _BuildExt(build_ext):
         self.distribution.ext_modules = []
 
 
-def _commands() -> dict[str, Any]:
-    return {"build_ext": _BuildExt}
-
-
-setup(distclass=_CompilingDistribution, cmdclass=_commands(), ext_modules=[])
+setup(distclass=_CompilingDistribution, cmdclass={"build_ext": _BuildExt}, ext_modules=[])

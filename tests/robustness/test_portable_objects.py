@@ -94,6 +94,14 @@ def test_a_warm_graph_pickles_without_its_caches_and_verifies_alike() -> None:
             assert verity.verify_json(back, NARRATION, profile).model_dump_json() == report
 
 
+def test_an_alias_matcher_pickles_as_its_aliases() -> None:
+    matcher = verity.load_graph(GRAPH).matcher
+    text = " ".join(matcher.forms)
+    for how, back in _round_trips(matcher):
+        assert back.forms == matcher.forms, how
+        assert back.find(text) == matcher.find(text), how
+
+
 def test_a_custom_profile_pickles_by_reference() -> None:
     back = pickle.loads(pickle.dumps(fees))
     assert back.name == fees.name and back.custom == fees.custom

@@ -113,9 +113,10 @@ class AliasMatcher:
     the graph loader rejects graphs where they do not.
     """
 
-    __slots__ = ("_by_form", "_regex")
+    __slots__ = ("_aliases", "_by_form", "_regex")
 
     def __init__(self, aliases: Mapping[str, str]) -> None:
+        self._aliases = aliases  # kept for pickling (a reference, not a copy)
         by_form: dict[str, str] = {}
         for form, entity_id in aliases.items():
             key = alias_key(form)
@@ -127,6 +128,10 @@ class AliasMatcher:
             self._regex: re.Pattern[str] | None = re.compile(pattern)
         else:
             self._regex = None
+
+    def __reduce__(self) -> tuple[type[AliasMatcher], tuple[dict[str, str]]]:
+        """Pickled and copied as its aliases: the matcher is rebuilt from them."""
+        return AliasMatcher, (dict(self._aliases),)
 
     @property
     def forms(self) -> Mapping[str, str]:
