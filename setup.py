@@ -36,6 +36,7 @@ COMPILED = [
     "verity/text/normalize.py",
     "verity/text/numbers.py",
     "verity/text/segment.py",
+    "verity/text/suggest.py",
     "verity/text/tokens.py",
 ]
 
