@@ -27,6 +27,7 @@ import multiprocessing
 import pickle
 import sys
 import threading
+import zlib
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
@@ -59,6 +60,10 @@ _CHUNKS_PER_JOB = 4
 #: lines and their output): the worker queues, and chunks this process verifies when
 #: it would otherwise wait.
 _WINDOW_CHUNKS = 16
+#: The interpreter's thread switch interval while workers run, in seconds (Python's
+#: default is 0.005): the pool's threads, which move chunks through the pipes, wait
+#: for the GIL at most this long while this process verifies.
+_SWITCH_INTERVAL = 0.0005
 #: How worker processes may be started (None: fork where it is safe, else spawn).
 START_METHODS: tuple[str, ...] = ("fork", "spawn")
 #: Where the lines are verified: in this process or its worker processes, or on Dask.
@@ -185,11 +190,29 @@ def _init_worker(graph_dir: str, pickled_profile: bytes) -> None:
         _WORKER["failed"] = f"{type(exc).__name__}: {exc}"[:300]
 
 
-def _work(chunk: list[tuple[int, bytes]]) -> list[str]:
+def _work(packed: bytes) -> bytes:
+    """A worker's output lines for a chunk, both packed by :func:`_pack`."""
     failed = _WORKER.get("failed")
     if failed is not None:
         raise InputError(f"a verify-stream worker process could not start ({failed})")
-    return verify_lines(chunk, _WORKER["graphs"], _WORKER["profile"])
+    chunk: list[tuple[int, bytes]] = _unpack(packed)
+    return _pack(verify_lines(chunk, _WORKER["graphs"], _WORKER["profile"]))
+
+
+def _pack(value: Any) -> bytes:
+    """A chunk's lines (or their output) pickled and compressed, for the pool's pipes.
+
+    A chunk is about half a megabyte of narrations and its reports about a megabyte of
+    JSON. The pool's threads move them through a pipe a pipe's capacity at a time and
+    wait for the GIL between writes or reads, which this process's main thread holds
+    while it verifies: the worker then sat blocked on the pipe. Compressed (zlib, its
+    fastest level) they are several times smaller.
+    """
+    return zlib.compress(pickle.dumps(value, pickle.HIGHEST_PROTOCOL), 1)
+
+
+def _unpack(blob: bytes) -> Any:
+    return pickle.loads(zlib.decompress(blob))
 
 
 def _pickled(profile: str | Profile) -> bytes:
@@ -269,7 +292,7 @@ class _Chunk:
 
     def __init__(self, lines: list[tuple[int, bytes]]) -> None:
         self.lines = lines
-        self.result: AsyncResult[list[str]] | None = None
+        self.result: AsyncResult[bytes] | None = None
         self.output: list[str] | None = None
 
     @property
@@ -305,7 +328,7 @@ class _Window:
             if busy >= self.limit:
                 return
             if chunk.waiting:
-                chunk.result = self.pool.apply_async(_work, (chunk.lines,))
+                chunk.result = self.pool.apply_async(_work, (_pack(chunk.lines),))
                 busy += 1
 
     def _verify_here(self, chunk: _Chunk) -> list[str]:
@@ -323,7 +346,7 @@ class _Window:
                     break
                 self._verify_here(spare)
                 self._send()  # a worker may have finished meanwhile
-            output = result.get()
+            output: list[str] = _unpack(result.get())
         else:
             output = head.output if head.output is not None else self._verify_here(head)
         self._send()
@@ -355,6 +378,8 @@ def _parallel(
     else:
         initargs = (graph_dir, _pickled(profile))
         pool = ctx.Pool(helpers, initializer=_init_worker, initargs=initargs)
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(_SWITCH_INTERVAL)  # the pool's threads get the GIL sooner
     try:
         with pool:
             window = _Window(pool, helpers, graphs, profile)
@@ -365,6 +390,7 @@ def _parallel(
             while len(window):
                 yield from window.pop()
     finally:
+        sys.setswitchinterval(switch)
         if method == "fork":
             gc.unfreeze()
             _WORKER.clear()
