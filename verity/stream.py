@@ -12,7 +12,10 @@ with a worker. On Linux, when the
 calling process runs a single thread, the workers are forked after the graphs are loaded
 and share them copy-on-write (the loaded objects are moved out of the garbage
 collector's reach with :func:`gc.freeze` while the pool runs, so collections do not
-touch their pages); elsewhere they are spawned and each loads the graphs itself.
+touch their pages); elsewhere they are spawned and each loads the graphs itself. Chunks
+and their output pass between the processes as files in a private spool directory
+(under ``/dev/shm`` where it can be written, else the system's temporary directory),
+removed when the stream ends; only their names cross the pool's pipes.
 
 With ``engine="dask"`` windows of lines are verified on a Dask cluster instead
 (:mod:`verity.stream_dask`): the one at ``scheduler``, or a ``distributed``
@@ -21,11 +24,17 @@ With ``engine="dask"`` windows of lines are verified on a Dask cluster instead
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import functools
 import gc
 import json
 import multiprocessing
+import os
 import pickle
+import shutil
 import sys
+import tempfile
 import threading
 import zlib
 from collections import deque
@@ -64,6 +73,9 @@ _WINDOW_CHUNKS = 16
 #: default is 0.005): the pool's threads, which move chunks through the pipes, wait
 #: for the GIL at most this long while this process verifies.
 _SWITCH_INTERVAL = 0.0005
+#: Where the spool directory of a stream with workers is made, first usable one first
+#: (memory-backed on Linux); then the system's temporary directory.
+_SPOOL_ROOTS: tuple[str, ...] = ("/dev/shm",)
 #: How worker processes may be started (None: fork where it is safe, else spawn).
 START_METHODS: tuple[str, ...] = ("fork", "spawn")
 #: Where the lines are verified: in this process or its worker processes, or on Dask.
@@ -190,29 +202,109 @@ def _init_worker(graph_dir: str, pickled_profile: bytes) -> None:
         _WORKER["failed"] = f"{type(exc).__name__}: {exc}"[:300]
 
 
-def _work(packed: bytes) -> bytes:
-    """A worker's output lines for a chunk, both packed by :func:`_pack`."""
+#: A value on its way to another process: ("file", path of its pickle in the spool) or
+#: ("zlib", its pickle compressed), made by :func:`_put` and read back by :func:`_take`.
+_Parcel = tuple[str, Any]
+
+
+def _work(parcel: _Parcel, out_path: str | None) -> _Parcel:
+    """A worker's output lines for a chunk of lines, both as parcels."""
     failed = _WORKER.get("failed")
     if failed is not None:
         raise InputError(f"a verify-stream worker process could not start ({failed})")
-    chunk: list[tuple[int, bytes]] = _unpack(packed)
-    return _pack(verify_lines(chunk, _WORKER["graphs"], _WORKER["profile"]))
+    chunk: list[tuple[int, bytes]] = _take(parcel)
+    return _put(verify_lines(chunk, _WORKER["graphs"], _WORKER["profile"]), out_path)
 
 
-def _pack(value: Any) -> bytes:
-    """A chunk's lines (or their output) pickled and compressed, for the pool's pipes.
+def _put(value: Any, path: str | None) -> _Parcel:
+    """``value`` ready to go to another process: pickled into the spool file ``path``,
+    or, when there is none or it cannot be written, pickled and compressed.
 
-    A chunk is about half a megabyte of narrations and its reports about a megabyte of
-    JSON. The pool's threads move them through a pipe a pipe's capacity at a time and
-    wait for the GIL between writes or reads, which this process's main thread holds
-    while it verifies: the worker then sat blocked on the pipe. Compressed (zlib, its
-    fastest level) they are several times smaller.
+    A chunk is about half a megabyte of narrations and its output about a megabyte of
+    JSON. Sent through the pool's pipe, a message goes a pipe's capacity at a time, and
+    the pool's thread on this side waits for the GIL between writes or reads, which this
+    process's main thread holds while it verifies: the worker sat blocked on the pipe.
+    Compressed (zlib, its fastest level) a message takes a few writes, but compressing
+    and decompressing cost the two processes about 17 ms a chunk; a file in memory
+    costs about 2 ms and only its name crosses the pipe.
     """
-    return zlib.compress(pickle.dumps(value, pickle.HIGHEST_PROTOCOL), 1)
+    data = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+    if path is not None:
+        try:
+            with open(path, "xb") as handle:
+                handle.write(data)
+        except OSError:  # a full or vanished spool: the pipe still works
+            _remove(path)
+        else:
+            return ("file", path)
+    return ("zlib", zlib.compress(data, 1))
 
 
-def _unpack(blob: bytes) -> Any:
-    return pickle.loads(zlib.decompress(blob))
+def _take(parcel: _Parcel) -> Any:
+    """The value of a parcel from :func:`_put`; a spool file is removed once read."""
+    kind, body = parcel
+    if kind == "zlib":
+        return pickle.loads(zlib.decompress(body))
+    try:
+        with open(body, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise VerityError(
+            f"verify-stream lost a chunk on its way between processes ({exc}); "
+            "was its spool directory removed?"
+        ) from None
+    _remove(body)
+    return pickle.loads(data)
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+_SPOOL_PREFIX = "verity-stream-"
+
+
+def _spool_dir() -> str | None:
+    """A new private directory for a stream's parcels, or None (they go by pipe).
+
+    Its name holds this process's id: spools left by processes that no longer run (a
+    killed stream) are removed first.
+    """
+    for root in (*_SPOOL_ROOTS, None):
+        if root is not None and not os.access(root, os.W_OK | os.X_OK):
+            continue
+        try:
+            where = tempfile.mkdtemp(prefix=f"{_SPOOL_PREFIX}{os.getpid()}-", dir=root)
+        except OSError:
+            continue
+        _remove_stale_spools(os.path.dirname(where))
+        return where
+    return None
+
+
+def _remove_stale_spools(root: str) -> None:
+    """Remove the spools under ``root`` whose process has ended (POSIX only)."""
+    if os.name != "posix":
+        return
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(_SPOOL_PREFIX) :].partition("-")[0]
+        if name.startswith(_SPOOL_PREFIX) and pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process, or cannot tell: leave it
+        return True
+    return True
 
 
 def _pickled(profile: str | Profile) -> bytes:
@@ -292,7 +384,7 @@ class _Chunk:
 
     def __init__(self, lines: list[tuple[int, bytes]]) -> None:
         self.lines = lines
-        self.result: AsyncResult[bytes] | None = None
+        self.result: AsyncResult[_Parcel] | None = None
         self.output: list[str] | None = None
 
     @property
@@ -310,12 +402,25 @@ class _Window:
     """
 
     def __init__(
-        self, pool: Any, helpers: int, graphs: Mapping[str, EvidenceGraph], profile: str | Profile
+        self,
+        pool: Any,
+        helpers: int,
+        graphs: Mapping[str, EvidenceGraph],
+        profile: str | Profile,
+        spool: str | None,
     ) -> None:
-        self.pool, self.graphs, self.profile = pool, graphs, profile
+        self.pool, self.graphs, self.profile, self.spool = pool, graphs, profile, spool
         self.limit = helpers * _CHUNKS_PER_JOB  # chunks with the workers at most
         self.size = max(_WINDOW_CHUNKS, 2 * self.limit)  # chunks read ahead at most
         self.chunks: deque[_Chunk] = deque()
+        self.sent = 0  # chunks sent so far: names their spool files
+
+    def _paths(self) -> tuple[str | None, str | None]:
+        self.sent += 1
+        if self.spool is None:
+            return None, None
+        base = os.path.join(self.spool, str(self.sent))
+        return base + ".in", base + ".out"
 
     def add(self, lines: list[tuple[int, bytes]]) -> None:
         self.chunks.append(_Chunk(lines))
@@ -328,7 +433,9 @@ class _Window:
             if busy >= self.limit:
                 return
             if chunk.waiting:
-                chunk.result = self.pool.apply_async(_work, (_pack(chunk.lines),))
+                in_path, out_path = self._paths()
+                parcel = _put(chunk.lines, in_path)
+                chunk.result = self.pool.apply_async(_work, (parcel, out_path))
                 busy += 1
 
     def _verify_here(self, chunk: _Chunk) -> list[str]:
@@ -346,7 +453,7 @@ class _Window:
                     break
                 self._verify_here(spare)
                 self._send()  # a worker may have finished meanwhile
-            output: list[str] = _unpack(result.get())
+            output: list[str] = _take(result.get())
         else:
             output = head.output if head.output is not None else self._verify_here(head)
         self._send()
@@ -378,11 +485,15 @@ def _parallel(
     else:
         initargs = (graph_dir, _pickled(profile))
         pool = ctx.Pool(helpers, initializer=_init_worker, initargs=initargs)
+    spool = _spool_dir()
+    remove_spool = functools.partial(shutil.rmtree, spool or "", ignore_errors=True)
+    if spool is not None:  # also at exit, should the caller never finish or close us
+        atexit.register(remove_spool)
     switch = sys.getswitchinterval()
     sys.setswitchinterval(_SWITCH_INTERVAL)  # the pool's threads get the GIL sooner
     try:
         with pool:
-            window = _Window(pool, helpers, graphs, profile)
+            window = _Window(pool, helpers, graphs, profile, spool)
             for chunk in chunks(lines, CHUNK_LINES):
                 window.add(chunk)
                 if window.full:
@@ -391,6 +502,9 @@ def _parallel(
                 yield from window.pop()
     finally:
         sys.setswitchinterval(switch)
+        if spool is not None:  # after the pool has stopped its workers
+            atexit.unregister(remove_spool)
+            remove_spool()
         if method == "fork":
             gc.unfreeze()
             _WORKER.clear()
