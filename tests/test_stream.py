@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -132,11 +133,17 @@ def test_a_stream_clears_spools_of_ended_processes_only(
     for path in (stale, live, other):
         path.mkdir()
     (stale / "3.in").write_bytes(b"left by a killed stream")
+    recent = tmp_path / f"verity-stream-{int(ended.stdout)}-new"  # ended, but just changed
+    recent.mkdir()
+    long_ago = time.time() - stream_module._STALE_AFTER_S - 60
+    for path in (stale, live, other):
+        os.utime(path, (long_ago, long_ago))
     monkeypatch.setattr(stream_module, "_SPOOL_ROOTS", (str(tmp_path),))
     made = stream_module._spool_dir()
     assert made is not None and Path(made).parent == tmp_path
     assert Path(made).name.startswith(f"verity-stream-{os.getpid()}-")
-    assert not stale.exists() and live.is_dir() and other.is_dir()
+    assert not stale.exists()
+    assert live.is_dir() and other.is_dir() and recent.is_dir()
 
 
 class FakeAtexit:

@@ -36,6 +36,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import time
 import zlib
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
@@ -70,8 +71,9 @@ _CHUNKS_PER_JOB = 4
 #: it would otherwise wait.
 _WINDOW_CHUNKS = 16
 #: The interpreter's thread switch interval while workers run, in seconds (Python's
-#: default is 0.005): the pool's threads, which move chunks through the pipes, wait
-#: for the GIL at most this long while this process verifies.
+#: default is 0.005): the pool's threads, which pass chunks (or their spool files'
+#: names) through the pipes, wait for the GIL at most this long while this process
+#: verifies.
 _SWITCH_INTERVAL = 0.0005
 #: Where the spool directory of a stream with workers is made, first usable one first
 #: (memory-backed on Linux); then the system's temporary directory.
@@ -263,6 +265,9 @@ def _remove(path: str) -> None:
 
 
 _SPOOL_PREFIX = "verity-stream-"
+#: A spool is stale when its process has ended and nothing in it changed for this long,
+#: in seconds (a process id from another PID namespace sharing /dev/shm looks ended).
+_STALE_AFTER_S = 600.0
 
 
 def _spool_dir() -> str | None:
@@ -284,7 +289,7 @@ def _spool_dir() -> str | None:
 
 
 def _remove_stale_spools(root: str) -> None:
-    """Remove the spools under ``root`` whose process has ended (POSIX only)."""
+    """Remove the stale spools under ``root`` (POSIX only; see :data:`_STALE_AFTER_S`)."""
     if os.name != "posix":
         return
     try:
@@ -294,7 +299,13 @@ def _remove_stale_spools(root: str) -> None:
     for name in names:
         pid = name[len(_SPOOL_PREFIX) :].partition("-")[0]
         if name.startswith(_SPOOL_PREFIX) and pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+            path = os.path.join(root, name)
+            try:
+                idle = time.time() - os.stat(path).st_mtime
+            except OSError:
+                continue
+            if idle > _STALE_AFTER_S:
+                shutil.rmtree(path, ignore_errors=True)
 
 
 def _alive(pid: int) -> bool:
