@@ -73,7 +73,10 @@ def test_forked_workers_leave_the_parent_as_they_found_it(graph_dir: Path) -> No
 
 
 def test_parcels_cross_as_spool_files_or_compressed_through_the_pipe(tmp_path: Path) -> None:
-    value = [(1, b'{"graph_id": "g"}'), (2, "caf\u00e9 \ud800".encode("utf-8", "surrogatepass"))]
+    # lines are bytes, output lines text; a lone surrogate in either must survive
+    value: list[tuple[int, bytes | str]] = [(1, b'{"graph_id": "g"}')]
+    value.append((2, "caf\u00e9 \ud800".encode("utf-8", "surrogatepass")))
+    value.append((3, '{"line": 3, "text": "\ud800 caf\u00e9"}'))
     path = str(tmp_path / "1.in")
     parcel = stream_module._put(value, path)
     assert parcel == ("file", path) and Path(path).is_file()
