@@ -264,6 +264,7 @@ def _remove(path: str) -> None:
         os.unlink(path)
 
 
+#: The start of a spool directory's name, followed by its process's id.
 _SPOOL_PREFIX = "verity-stream-"
 #: A spool is stale when its process has ended and nothing in it changed for this long,
 #: in seconds (a process id from another PID namespace sharing /dev/shm looks ended).
@@ -277,8 +278,6 @@ def _spool_dir() -> str | None:
     killed stream) are removed first.
     """
     for root in (*_SPOOL_ROOTS, None):
-        if root is not None and not os.access(root, os.W_OK | os.X_OK):
-            continue
         try:
             where = tempfile.mkdtemp(prefix=f"{_SPOOL_PREFIX}{os.getpid()}-", dir=root)
         except OSError:
@@ -286,6 +285,23 @@ def _spool_dir() -> str | None:
         _remove_stale_spools(os.path.dirname(where))
         return where
     return None
+
+
+@contextlib.contextmanager
+def _spool() -> Iterator[str | None]:
+    """A stream's spool directory (None: there is none), removed when the block ends
+    and at exit, should the caller never finish or close the stream."""
+    where = _spool_dir()
+    if where is None:
+        yield None
+        return
+    remove = functools.partial(shutil.rmtree, where, ignore_errors=True)
+    atexit.register(remove)
+    try:
+        yield where
+    finally:
+        atexit.unregister(remove)
+        remove()
 
 
 def _remove_stale_spools(root: str) -> None:
@@ -496,14 +512,10 @@ def _parallel(
     else:
         initargs = (graph_dir, _pickled(profile))
         pool = ctx.Pool(helpers, initializer=_init_worker, initargs=initargs)
-    spool = _spool_dir()
-    remove_spool = functools.partial(shutil.rmtree, spool or "", ignore_errors=True)
-    if spool is not None:  # also at exit, should the caller never finish or close us
-        atexit.register(remove_spool)
     switch = sys.getswitchinterval()
     sys.setswitchinterval(_SWITCH_INTERVAL)  # the pool's threads get the GIL sooner
     try:
-        with pool:
+        with _spool() as spool, pool:  # the pool stops its workers before the spool goes
             window = _Window(pool, helpers, graphs, profile, spool)
             for chunk in chunks(lines, CHUNK_LINES):
                 window.add(chunk)
@@ -513,9 +525,6 @@ def _parallel(
                 yield from window.pop()
     finally:
         sys.setswitchinterval(switch)
-        if spool is not None:  # after the pool has stopped its workers
-            atexit.unregister(remove_spool)
-            remove_spool()
         if method == "fork":
             gc.unfreeze()
             _WORKER.clear()

@@ -69,31 +69,30 @@ def graph_dir(graphs: Path | None) -> Path:
     return paths[0].parent if graphs is None else graphs
 
 
+def _kib(path: str, *keys: str) -> list[int]:
+    """The values in KiB of ``keys`` ("Rss:", ...) in a /proc file of "Key: N kB" lines
+    (0 for a key it lacks, and for all when it cannot be read)."""
+    found = dict.fromkeys(keys, 0)
+    try:
+        with open(path, encoding="ascii") as handle:
+            for line in handle:
+                fields = line.split()
+                if fields and fields[0] in found:
+                    found[fields[0]] = int(fields[1])
+    except (OSError, ValueError):
+        pass
+    return list(found.values())
+
+
 def _memory_kib(pid: int) -> tuple[int, int]:
     """(Rss, Pss) of a process in KiB; Pss shares each shared page among its users."""
-    rss = pss = 0
-    try:
-        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("Rss:"):
-                    rss = int(line.split()[1])
-                elif line.startswith("Pss:"):
-                    pss = int(line.split()[1])
-    except OSError:
-        pass
+    rss, pss = _kib(f"/proc/{pid}/smaps_rollup", "Rss:", "Pss:")
     return rss, pss
 
 
 def _shmem_kib() -> int:
     """The machine's shared memory in KiB (Linux /proc/meminfo): tmpfs files among it."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("Shmem:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0
+    return _kib("/proc/meminfo", "Shmem:")[0]
 
 
 def _tree(pid: int) -> list[int]:
