@@ -32,7 +32,6 @@ COMPILED = [
     "verity/core/trusted.py",
     "verity/text/aliases.py",
     "verity/text/align.py",
-    "verity/text/align_v3.py",
     "verity/text/normalize.py",
     "verity/text/numbers.py",
     "verity/text/segment.py",

@@ -26,8 +26,8 @@ from verity.core.verify import verify, verify_json
 from verity.errors import GraphError, InputError, VerityError
 from verity.formats import REFUSAL
 from verity.text.align import MAX_SINGLE_GAP, MAX_TOTAL_GAP, POLARITY_LANGUAGES, POLARITY_MARKERS
-from verity.text.align_v3 import MARKERS_V3
-from verity.text.predicates import is_supported_v1, is_supported_v2, is_supported_v3
+from verity.text.predicates import is_supported, is_supported_v2
+from verity.text.variation import MARKERS
 
 _moved.install()  # the flat layout's module names, for one release
 _build.register_reducers()  # pickling for the classes of mypyc-compiled modules, if any
@@ -36,7 +36,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ERROR_CODES",
-    "MARKERS_V3",
+    "MARKERS",
     "MAX_CLAIM_TEXT",
     "MAX_LIST_ITEMS",
     "MAX_SINGLE_GAP",
@@ -71,9 +71,8 @@ __all__ = [
     "check_answer",
     "custom_gate",
     "extend",
-    "is_supported_v1",
+    "is_supported",
     "is_supported_v2",
-    "is_supported_v3",
     "load_graph",
     "load_rules",
     "menu_items",

@@ -23,7 +23,6 @@ __all__ = ["MOVED", "install", "new_name"]
 MOVED: dict[str, str] = {
     "verity.aliases": "verity.text.aliases",
     "verity.align": "verity.text.align",
-    "verity.align_v3": "verity.text.align_v3",
     "verity.backends.sql_sample": "verity.backends.sql.sample",
     "verity.backends.sql_spec": "verity.backends.sql.spec",
     "verity.claims": "verity.core.claims",

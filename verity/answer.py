@@ -1,21 +1,21 @@
 """Checking a free-text answer against passages, one atomic sentence at a time.
 
 :func:`check_answer` splits the answer with the guarded segmenter
-(:func:`verity.text.segment.split_sentences`) and keeps a sentence when at least one
-passage supports it under the v2 predicate (:mod:`verity.text.align`). Unsupported
-sentences are removed (drop, not fail); when none survives the answer becomes the
-pinned refusal. Support is the v3 predicate (:mod:`verity.text.align_v3`): each passage is
-split into sentences and a sentence of the answer must be supported by one of them.
-A sentence joining two facts with ``and`` is also read as its two facts
-(:func:`verity.text.align_v3.readings`). The kept sentences are joined so that no sentence
-forms across two of them (:func:`join_sentences`).
+(:func:`verity.text.segment.split_sentences`) and keeps a sentence when one sentence of
+one passage supports it under the v4 free-text rule
+(:func:`verity.text.variation.check_free_sentence`): after the universal equivalences the
+answer sentence equals a run of whole coordinate clauses of the passage sentence (split at
+``;`` and ``, and``), with nothing deleted inside, and no dropped clause holds a polarity
+or condition marker. Text a reader sees differently (line breaks, control characters,
+markup...) is refused. Unsupported sentences are removed (drop, not fail); when none
+survives the answer becomes the pinned refusal. The kept sentences are joined so that no
+sentence forms across two of them (:func:`join_sentences`).
 
 For a removed sentence the result names the closest passage: the passage whose verdict
-got furthest (v3 reasons, in order: not contained, a gap across a barrier, not
-anchored, a required span dropped, a marker dropped, a marker's object cut), the first
-on ties; when no passage contains the sentence at all, the passage that holds the most
-of the sentence's tokens (counted with multiplicity); ``None`` when no passage shares a
-token with it.
+got furthest (in order: not contained, a deletion inside, a clause cut, a clause with a
+marker dropped), the first on ties; when no passage contains the sentence at all, the
+passage that holds the most of the sentence's tokens (counted with multiplicity);
+``None`` when no passage shares a token with it.
 """
 
 from __future__ import annotations
@@ -27,19 +27,18 @@ from dataclasses import dataclass
 from verity.errors import InputError
 from verity.formats import ANSWER_RESULT_FORMAT, REFUSAL
 from verity.text.aliases import AliasMatcher
-from verity.text.align import MarkerLoss, Span
-from verity.text.align_v3 import (
-    PROGRESS,
-    ClaimV3,
-    PassageV3,
-    ReasonV3,
-    SupportV3,
-    _rules_now,
-    check_claim_v3,
-    reader_issue,
-    readings,
-)
+from verity.text.align import Span
+from verity.text.reader import reader_issue
 from verity.text.segment import split_sentences
+from verity.text.variation import (
+    FREE_PROGRESS,
+    FreeReason,
+    FreeSentence,
+    FreeVerdict,
+    check_free_sentence,
+    free_sentences,
+    sentence_key,
+)
 
 __all__ = [
     "ANSWER_RESULT_FORMAT",
@@ -66,19 +65,18 @@ class ClaimCheck:
 
     ``passage_id`` names the supporting passage of a supported sentence,
     ``passage_sentence`` the index of the sentence of that passage that supports it and
-    ``span`` the matched v3 token positions within that sentence; ``closest_passage_id``,
-    ``dropped`` and ``detail`` explain a removed one (``span`` is then the span in the
-    closest passage that got furthest, if any).
+    ``span`` the matched token positions within that sentence; ``closest_passage_id`` and
+    ``detail`` explain a removed one (``span`` is then the span in the closest passage
+    that got furthest, if any).
     """
 
     text: str
     supported: bool
-    reason: ReasonV3
+    reason: FreeReason
     passage_id: str | None = None
     span: Span | None = None
     closest_passage_id: str | None = None
-    dropped: tuple[MarkerLoss, ...] = ()
-    #: What failed, in words (the reader issue, the markers dropped, the span cut).
+    #: What failed, in words (the reader issue, the words or clause dropped).
     detail: str = ""
     passage_sentence: int | None = None
 
@@ -90,7 +88,6 @@ class ClaimCheck:
             "passage_id": self.passage_id,
             "span": None if self.span is None else self.span.to_dict(),
             "closest_passage_id": self.closest_passage_id,
-            "dropped": [loss.to_dict() for loss in self.dropped],
             "detail": self.detail,
             "passage_sentence": self.passage_sentence,
         }
@@ -150,61 +147,63 @@ def _passage_from_mapping(item: object, n: int) -> Passage:
     return Passage(str(raw_id), text)
 
 
-def _overlap(claim: Counter[str], passage: PassageV3) -> int:
-    positions = passage.v2.positions
-    return sum(min(count, len(positions.get(token, ()))) for token, count in claim.items())
+def _overlap(claim: Counter[str], passage: Sequence[FreeSentence]) -> int:
+    have = Counter(t for sentence in passage for t in sentence.tokens)
+    return sum(min(count, have[token]) for token, count in claim.items())
 
 
-def _supported_by(claim: ClaimV3, passage: PassageV3) -> SupportV3:
-    """The v3 verdict of the sentence, or of one of its ``and`` readings (all parts)."""
-    verdict = check_claim_v3(claim, passage)
-    if verdict.supported:
-        return verdict
-    for parts in readings(claim):
-        if all(check_claim_v3(part, passage).supported for part in parts):
-            return SupportV3(True, "supported")
-    return verdict
+def _best_in(
+    key: tuple[str, ...], sentences: Sequence[FreeSentence]
+) -> tuple[int, FreeVerdict] | None:
+    """(sentence index, verdict): the supporting sentence, else the closest failure."""
+    best: tuple[int, FreeVerdict] | None = None
+    for n, sentence in enumerate(sentences):
+        verdict = check_free_sentence(key, sentence)
+        if verdict.supported:
+            return n, verdict
+        if best is None or FREE_PROGRESS[verdict.reason] > FREE_PROGRESS[best[1].reason]:
+            best = (n, verdict)
+    return best
 
 
 def _check_sentence(
     sentence: str,
-    prepared: Sequence[tuple[Passage, PassageV3]],
+    prepared: Sequence[tuple[Passage, tuple[FreeSentence, ...]]],
     matcher: AliasMatcher | None,
 ) -> ClaimCheck:
-    issue = reader_issue(sentence) if _rules_now().reader else None
+    issue = reader_issue(sentence)
     if issue is not None:
         return ClaimCheck(sentence, False, "unreadable", detail=f"{issue[0]}: {issue[1]!r}")
-    claim = ClaimV3.of(sentence, matcher)
-    if not claim.tokens:
+    key = sentence_key(sentence, matcher)
+    if not key:
         return ClaimCheck(sentence, False, "empty_claim")
-    best: tuple[Passage, SupportV3] | None = None
-    for passage, index in prepared:
-        support = _supported_by(claim, index)
-        if support.supported:
-            span = None if support.span is None else Span(*support.span)
-            return ClaimCheck(
-                sentence, True, "supported", passage.id, span, passage_sentence=support.sentence
-            )
-        if best is None or PROGRESS[support.reason] > PROGRESS[best[1].reason]:
-            best = (passage, support)
-    if best is not None and best[1].reason != "not_contained":
-        passage, support = best
-        span = None if support.span is None else Span(*support.span)
+    best: tuple[Passage, int, FreeVerdict] | None = None
+    for passage, sentences in prepared:
+        found = _best_in(key, sentences)
+        if found is None:
+            continue
+        n, verdict = found
+        span = Span(verdict.start, verdict.end) if verdict.end else None
+        if verdict.supported:
+            return ClaimCheck(sentence, True, "supported", passage.id, span, passage_sentence=n)
+        if best is None or FREE_PROGRESS[verdict.reason] > FREE_PROGRESS[best[2].reason]:
+            best = (passage, n, verdict)
+    if best is not None and best[2].reason != "not_contained":
+        passage, n, verdict = best
         return ClaimCheck(
             sentence,
             False,
-            support.reason,
-            span=span,
+            verdict.reason,
+            span=Span(verdict.start, verdict.end) if verdict.end else None,
             closest_passage_id=passage.id,
-            dropped=support.dropped,
-            detail=support.detail,
-            passage_sentence=support.sentence,
+            detail=verdict.detail,
+            passage_sentence=n,
         )
-    wanted = Counter(claim.v2)
+    wanted = Counter(key)
     best_id: str | None = None
     best_score = 0
-    for passage, index in prepared:
-        score = _overlap(wanted, index)
+    for passage, sentences in prepared:
+        score = _overlap(wanted, sentences)
         if score > best_score:
             best_id, best_score = passage.id, score
     return ClaimCheck(sentence, False, "not_contained", closest_passage_id=best_id)
@@ -229,13 +228,13 @@ def check_answer(
     *,
     matcher: AliasMatcher | None = None,
 ) -> AnswerResult:
-    """Check every atomic sentence of ``answer`` against ``passages`` (v3 predicate).
+    """Check every atomic sentence of ``answer`` against ``passages`` (v4 free-text rule).
 
     ``matcher`` optionally maps entity aliases to ids in both answer and passages.
     """
     if not isinstance(answer, str):
         raise InputError("the answer must be a string")
-    prepared = [(p, PassageV3.of(p.text, matcher)) for p in coerce_passages(passages)]
+    prepared = [(p, free_sentences(p.text, matcher)) for p in coerce_passages(passages)]
     claims = tuple(_check_sentence(s, prepared, matcher) for s in split_sentences(answer, matcher))
     kept = [claim.text for claim in claims if claim.supported]
     return AnswerResult(

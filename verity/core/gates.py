@@ -28,19 +28,12 @@ from verity.core.claims import SCHEMA_CODES, Claim
 from verity.core.finding import Finding
 from verity.core.graph import EvidenceGraph, entity_scan
 from verity.errors import InputError
-from verity.text.align_v3 import (
-    PROGRESS,
-    ClaimV3,
-    SupportV3,
-    _rules_now,
-    check_claim_v3,
-    reader_issue,
-    readings,
-)
 from verity.text.display import one_line
 from verity.text.numbers import NUMBER_RE, NumberValue, number_value, value_of_match
+from verity.text.reader import reader_issue
 from verity.text.segment import split_sentences
 from verity.text.suggest import Candidates
+from verity.text.variation import Declared, SentenceVerdict, sentence_key, support_sentence
 
 __all__ = [
     "ERROR_CODES",
@@ -465,89 +458,50 @@ _READER_CODES: dict[str, tuple[str, str]] = {
     ),
     "foreign_digit": ("polarity.foreign_digit", "writes a digit a reader may misread"),
     "markup": ("polarity.markup", "holds markup that can hide or change what a reader sees"),
+    "dropped_character": (
+        "polarity.dropped_character",
+        "holds a character that would be read as nothing",
+    ),
 }
 
 _FAILURE_CODES: dict[str, str] = {
     "not_contained": "polarity.unsupported_sentence",
-    "empty_claim": "polarity.unsupported_sentence",
-    "crosses_barrier": "polarity.gap_crosses_barrier",
-    "not_anchored": "polarity.not_anchored",
-    "required_span_dropped": "polarity.required_span_dropped",
+    "variant_not_declared": "polarity.variant_not_declared",
+    "undeclared_deletion": "polarity.undeclared_deletion",
     "marker_dropped": "polarity.marker_dropped",
-    "marker_object_cut": "polarity.marker_object_cut",
+    "required_span_dropped": "polarity.required_span_dropped",
+    "aggregation_mismatch": "polarity.aggregation_mismatch",
 }
 
 _FAILURE_TEXT: dict[str, str] = {
-    "not_contained": "is not contained in any cited statement",
-    "empty_claim": "has no words to check",
-    "crosses_barrier": "skips an entity, number, punctuation, conjunction or marker "
-    "of the closest cited statement",
-    "not_anchored": "does not start at the subject of the statement it matches",
+    "not_contained": "is not a sentence any cited statement declares",
+    "variant_not_declared": "is not a variant any cited node declares",
+    "undeclared_deletion": "drops words the closest cited statement does not declare optional",
+    "marker_dropped": "drops a negation or other marker of the statement",
     "required_span_dropped": "drops a part the statement requires",
-    "marker_dropped": "drops a negation or other polarity marker of the statement",
-    "marker_object_cut": "cuts off what a polarity marker of the statement applies to",
+    "aggregation_mismatch": "coordinates cited nodes that do not each state it",
 }
 
 
-class _SentenceSupport(NamedTuple):
-    """Which cited nodes support one sentence (through some reading), or the best failure."""
-
-    supporters: tuple[frozenset[str], ...]  # per part of the reading that holds
-    failure: tuple[str, SupportV3] | None  # (node id, verdict) that got furthest
+def _declared(cited: list[str], graph: EvidenceGraph) -> list[tuple[str, Declared]]:
+    return [(node_id, graph.declared(node_id)) for node_id in cited]
 
 
 def _support_sentence(
     sentence: str, cited: list[str], graph: EvidenceGraph, allowed: frozenset[str] | None
-) -> _SentenceSupport:
-    """Support of one claim sentence: the whole sentence, else an ``and`` reading.
+) -> SentenceVerdict:
+    """Support of one claim sentence by the cited nodes' declared sentences (v4).
 
-    A node counts as a supporter only if its type is ``allowed`` (None: any type), so a
-    reading is chosen whose facts the claim type narrates.
+    A reading resting on nodes whose type is ``allowed`` (None: any type) is preferred, so
+    that a reading is chosen whose facts the claim type narrates.
     """
     if not cited:  # no cited node exists: nothing can support the sentence
-        return _SentenceSupport((), None)
+        return SentenceVerdict((), "not_contained")
     type_of = graph.type_of
-    stating = _statement_nodes(graph).get(sentence)
-    verbatim = frozenset() if stating is None else stating.intersection(cited)
-    whole = ClaimV3.of(sentence, graph.matcher)
-    best: tuple[str, SupportV3] | None = None
-    supporters: set[str] = set(verbatim)
-    for node_id in cited:
-        if node_id in verbatim:
-            continue
-        verdict = check_claim_v3(whole, graph.statement_passage(node_id))
-        if verdict.supported:
-            supporters.add(node_id)
-        elif best is None or PROGRESS[verdict.reason] > PROGRESS[best[1].reason]:
-            best = (node_id, verdict)
-    if supporters and (
-        allowed is None or not allowed.isdisjoint(map(type_of.__getitem__, supporters))
-    ):
-        return _SentenceSupport((frozenset(supporters),), None)
-    usable = cited if allowed is None else [i for i in cited if type_of[i] in allowed]
-    for parts in readings(whole):
-        found = _reading_support(parts, usable, graph)
-        if found is not None:
-            return _SentenceSupport(found, None)
-    if supporters:  # supported, but only by nodes of types the claim type does not narrate
-        return _SentenceSupport((frozenset(supporters),), None)
-    return _SentenceSupport((), best)
-
-
-def _reading_support(
-    parts: tuple[ClaimV3, ...], usable: list[str], graph: EvidenceGraph
-) -> tuple[frozenset[str], ...] | None:
-    """The nodes of ``usable`` supporting each part of a reading, or None as soon as one
-    part has none (the reading does not hold)."""
-    found: list[frozenset[str]] = []
-    for part in parts:
-        nodes = frozenset(
-            i for i in usable if check_claim_v3(part, graph.statement_passage(i)).supported
-        )
-        if not nodes:
-            return None
-        found.append(nodes)
-    return tuple(found)
+    wanted = None if allowed is None else [i for i in cited if type_of[i] in allowed]
+    return support_sentence(
+        sentence_key(sentence, graph.matcher), _declared(cited, graph), graph.matcher, wanted
+    )
 
 
 def _narrated(
@@ -581,10 +535,8 @@ def _narrated_types(
     return primary, primary.union(*(req.any_of for req in rule.requires))
 
 
-def _failure_finding(
-    sentence: str, failure: tuple[str, SupportV3] | None, graph: EvidenceGraph
-) -> Finding:
-    if failure is None:
+def _failure_finding(sentence: str, verdict: SentenceVerdict, graph: EvidenceGraph) -> Finding:
+    if verdict.node_id is None:
         return Finding(
             "polarity.unsupported_sentence",
             f"the sentence {one_line(sentence, 160)!r} is not supported by any cited statement; "
@@ -592,28 +544,27 @@ def _failure_finding(
             None,
             sentence,
         )
-    node_id, verdict = failure
-    statement = graph.nodes[node_id].statement
+    statement = graph.nodes[verdict.node_id].statement
     detail = f" ({verdict.detail})" if verdict.detail else ""
     return Finding(
         _FAILURE_CODES[verdict.reason],
         f"the sentence {one_line(sentence, 160)!r} {_FAILURE_TEXT[verdict.reason]}{detail}; "
-        f"closest cited statement ({node_id}): {statement!r}",
+        f"closest cited statement ({verdict.node_id}): {statement!r}",
         statement,
         sentence,
     )
 
 
 def _reader_finding(text: str) -> Finding | None:
-    """A finding when the text does not read as it is checked (reader rules on), else None."""
-    issue = reader_issue(text) if _rules_now().reader else None
+    """A finding when the text does not read as it is checked, else None."""
+    issue = reader_issue(text)
     if issue is None:
         return None
     code, what = _READER_CODES[issue[0]]
     return Finding(code, f"the claim text {what}: {issue[1]!r}", "plain text", issue[1])
 
 
-def _part_types(found: _SentenceSupport, graph: EvidenceGraph) -> list[frozenset[str]]:
+def _part_types(found: SentenceVerdict, graph: EvidenceGraph) -> list[frozenset[str]]:
     """The node types supporting each part of a sentence's reading."""
     type_of = graph.type_of.__getitem__
     return [frozenset(map(type_of, part)) for part in found.supporters]
@@ -638,14 +589,12 @@ def _polarity_clean(claim: Claim, graph: EvidenceGraph) -> bool:
 
 def _polarity_clean_at(claim: Claim, facts: _Verbatim) -> bool:
     """:func:`_polarity_clean` for the cited node whose statement is the text (``facts``)."""
-    return facts.plain_sentence and (
-        claim.type not in facts.unnarrated or not _rules_now().type_binding
-    )
+    return facts.plain_sentence and claim.type not in facts.unnarrated
 
 
 def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
-    """Every sentence is supported by the statement of a cited node (the v3 predicate),
-    and the text rests on a node of a type the claim type narrates.
+    """Every sentence is a sentence a cited node declares (the v4 predicate), and the
+    text rests on a node of a type the claim type narrates.
 
     The text is first read as a reader sees it: invisible or control characters, line
     breaks, misreadable digits and markup reject the claim. A type-binding failure is
@@ -658,7 +607,7 @@ def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
         yield unreadable
         return
     cited = _cited_nodes(claim, graph)
-    primary, allowed = _narrated(claim, graph) if _rules_now().type_binding else (None, None)
+    primary, allowed = _narrated(claim, graph)
     narrated = primary is None
     unbound: str | None = None
     failed = False
@@ -666,7 +615,7 @@ def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
         found = _support_sentence(sentence, cited, graph, allowed)
         if not found.supporters:
             failed = True
-            yield _failure_finding(sentence, found.failure, graph)
+            yield _failure_finding(sentence, found, graph)
             continue
         bound, rests = _binding(_part_types(found, graph), primary, allowed)
         if not bound and unbound is None:
@@ -780,23 +729,25 @@ GATES: tuple[Gate, ...] = (
         {
             "claim_type.text_not_narrated": "(strict) the text rests on no cited node of a "
             "type the claim type narrates",
-            "polarity.unsupported_sentence": "(strict) a sentence is not contained in any "
-            "cited statement",
+            "polarity.unsupported_sentence": "(strict) a sentence is not a sentence any cited "
+            "statement declares",
+            "polarity.variant_not_declared": "(strict) a sentence is not a variant any cited "
+            "node's template declares",
+            "polarity.undeclared_deletion": "(strict) a sentence drops words its statement does "
+            "not declare optional",
             "polarity.marker_dropped": "(strict) the claim drops a negation or other "
             "polarity marker",
-            "polarity.marker_object_cut": "(strict) the claim cuts off what a polarity "
-            "marker applies to",
-            "polarity.gap_crosses_barrier": "(strict) a gap skips an entity, number, "
-            "punctuation, symbol, conjunction, marker or required span",
-            "polarity.not_anchored": "(strict) a sentence does not start at its statement's "
-            "subject",
             "polarity.required_span_dropped": "(strict) a sentence drops a span its "
             "statement requires",
+            "polarity.aggregation_mismatch": "(strict) a sentence coordinates cited nodes that "
+            "do not each state it (one template, one differing slot)",
             "polarity.line_break": "(strict) the claim text breaks a line",
             "polarity.control_character": "(strict) the claim text holds an invisible or "
             "control character",
             "polarity.foreign_digit": "(strict) the claim text holds a digit outside ASCII",
             "polarity.markup": "(strict) the claim text holds markup",
+            "polarity.dropped_character": "(strict) the claim text holds a character that "
+            "would be read as nothing",
         },
     ),
     Gate(

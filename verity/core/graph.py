@@ -18,17 +18,24 @@ from typing import TYPE_CHECKING, Any
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from verity.core.models import GraphModel, NodeModel, Rule, RuleSet
+from verity.core.models import GraphModel, NodeModel, Rule, RuleSet, TemplateModel
 from verity.errors import GraphError
 from verity.jsonio import dumps, path_text, read_json
 from verity.text.aliases import AliasMatcher, EntityMention, alias_key
 from verity.text.normalize import normalize
 from verity.text.numbers import find_numbers, number_value
+from verity.text.variation import (
+    Declared,
+    Pattern,
+    PatternError,
+    compile_canonical,
+    declare,
+    parse_pattern,
+    sentence_key,
+)
 
 if TYPE_CHECKING:  # imported where used: networkx costs ~20 MB and 0.1 s to import
     import networkx as nx
-
-    from verity.text.align_v3 import PassageV3
 
 __all__ = ["EvidenceGraph", "entity_scan", "load_graph", "load_rules"]
 
@@ -133,6 +140,137 @@ def _check_required_spans(node: NodeModel, what: str) -> None:
             )
 
 
+def _overlaps(statement: str, span: str, required: str) -> bool:
+    """True when ``span`` and some occurrence of ``required`` share a character of the
+    statement (``span`` occurs once)."""
+    lo = statement.find(span)
+    hi = lo + len(span)
+    at = statement.find(required)
+    while at >= 0:
+        if at < hi and at + len(required) > lo:
+            return True
+        at = statement.find(required, at + 1)
+    return False
+
+
+def _check_optional_spans(node: NodeModel, matcher: AliasMatcher, what: str) -> None:
+    """Each optional span occurs once in the statement, at token boundaries, and shares no
+    token with a required span."""
+    statement = node.statement
+    for span in node.optional_spans:
+        where = statement.find(span)
+        if not span.strip() or where < 0:
+            raise GraphError(
+                f"{what}: node {node.id!r} declares the optional span {span[:80]!r}, "
+                "which its statement does not contain"
+            )
+        if statement.find(span, where + 1) >= 0:
+            raise GraphError(
+                f"{what}: node {node.id!r}: the optional span {span[:80]!r} occurs more "
+                "than once in its statement"
+            )
+        pieces = (statement[:where], span, statement[where + len(span) :])
+        if sum((sentence_key(p, matcher) for p in pieces), ()) != sentence_key(statement, matcher):
+            raise GraphError(
+                f"{what}: node {node.id!r}: the optional span {span[:80]!r} does not start "
+                "and end at word boundaries"
+            )
+        for required in node.required_spans:
+            if _overlaps(statement, span, required):
+                raise GraphError(
+                    f"{what}: node {node.id!r}: the optional span {span[:80]!r} overlaps "
+                    f"the required span {required[:80]!r}"
+                )
+
+
+def _parse_templates(model: GraphModel, what: str) -> dict[str, tuple[Pattern, ...]]:
+    """Template id -> (canonical, *variants), parsed; refusing duplicates and bad patterns."""
+    dup = _duplicates([t.id for t in model.templates])
+    if dup:
+        raise GraphError(f"{what}: duplicate template id {dup[0]!r}")
+    out: dict[str, tuple[Pattern, ...]] = {}
+    for template in model.templates:
+        out[template.id] = _template_patterns(template, what)
+    return out
+
+
+def _template_patterns(template: TemplateModel, what: str) -> tuple[Pattern, ...]:
+    try:
+        patterns = tuple(parse_pattern(p) for p in (template.canonical, *template.variants))
+    except PatternError as exc:
+        raise GraphError(f"{what}: template {template.id!r}: {exc}") from None
+    canonical = patterns[0]
+    if not canonical.plain:
+        raise GraphError(
+            f"{what}: template {template.id!r}: the canonical pattern may hold slots only "
+            "(alternatives and optional parts belong in variants)"
+        )
+    unknown = sorted(set(template.coordinable) - canonical.slots)
+    if unknown:
+        raise GraphError(
+            f"{what}: template {template.id!r} makes the slot {unknown[0]!r} coordinable, "
+            "which the canonical pattern does not use"
+        )
+    for variant in patterns[1:]:
+        extra = sorted(variant.slots - canonical.slots)
+        if extra:
+            raise GraphError(
+                f"{what}: template {template.id!r}: a variant uses the slot {extra[0]!r}, "
+                "which the canonical pattern does not"
+            )
+    return patterns
+
+
+def _check_template(
+    node: NodeModel,
+    templates: Mapping[str, tuple[Pattern, ...]],
+    matcher: AliasMatcher,
+    what: str,
+) -> None:
+    """A templated node names a known template, fills exactly its slots, and states the
+    canonical rendering; no optional part or alternative of its renderings holds part of
+    a required span (alternatives may replace one: they are declared synonyms)."""
+    if node.template is None:
+        if node.slots:
+            raise GraphError(f"{what}: node {node.id!r} gives slots but names no template")
+        return
+    patterns = templates.get(node.template)
+    if patterns is None:
+        raise GraphError(f"{what}: node {node.id!r} names unknown template {node.template!r}")
+    canonical = patterns[0]
+    if set(node.slots) != canonical.slots:
+        missing = sorted(canonical.slots - set(node.slots))
+        extra = sorted(set(node.slots) - canonical.slots)
+        problem = f"lacks slot {missing[0]!r}" if missing else f"has unknown slot {extra[0]!r}"
+        raise GraphError(f"{what}: node {node.id!r} {problem} of template {node.template!r}")
+    rendered = next(canonical.renderings(node.slots))
+    if rendered != node.statement:
+        raise GraphError(
+            f"{what}: node {node.id!r}: its statement is not the canonical rendering of "
+            f"template {node.template!r} ({rendered[:120]!r})"
+        )
+    if compile_canonical(canonical, node.slots, matcher) != sentence_key(node.statement, matcher):
+        raise GraphError(
+            f"{what}: node {node.id!r}: template {node.template!r} reads differently piece by "
+            "piece than its statement does (keep an entity name or a number inside one slot "
+            "or one piece of text)"
+        )
+    for variant in patterns[1:]:
+        for part in variant.optional_texts(node.slots):
+            for required in node.required_spans:
+                if _drops_required(part, required, matcher):
+                    raise GraphError(
+                        f"{what}: node {node.id!r}: template {node.template!r} lets a claim "
+                        f"drop {part[:80]!r}, which holds the required span {required[:80]!r}"
+                    )
+
+
+def _drops_required(part: str, required: str, matcher: AliasMatcher) -> bool:
+    """True when an optional part ``part`` holds the whole required span."""
+    kp, kr = sentence_key(part, matcher), sentence_key(required, matcher)
+    return bool(kr) and any(kp[i : i + len(kr)] == kr for i in range(len(kp) - len(kr) + 1))
+
+
 def _check_references(model: GraphModel, what: str) -> None:
     dup_nodes = _duplicates([n.id for n in model.nodes])
     if dup_nodes:
@@ -153,6 +291,14 @@ def _check_references(model: GraphModel, what: str) -> None:
         for end in (edge.source, edge.target):
             if end not in node_ids:
                 raise GraphError(f"{what}: edges[{i}] points at unknown node {end!r}")
+
+
+#: Node fields a graph file may leave out, with the value that stands for "not set".
+_OPTIONAL_NODE_FIELDS: tuple[tuple[str, Any], ...] = (
+    ("optional_spans", []),
+    ("template", None),
+    ("slots", {}),
+)
 
 
 class EvidenceGraph:
@@ -182,13 +328,16 @@ class EvidenceGraph:
         self.number_nodes: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in stating.items()}
         self.aliases: dict[str, str] = _alias_table(model, what)
         self.matcher = AliasMatcher(self.aliases)
-        #: Lazily filled caches of the gates (per-node passages, per-graph tables).
+        #: Template id -> its parsed patterns (canonical first).
+        self.templates: dict[str, tuple[Pattern, ...]] = _parse_templates(model, what)
+        self._template_models: dict[str, TemplateModel] = {t.id: t for t in model.templates}
+        #: Lazily filled caches of the gates (per-node declarations, per-graph tables).
         self.cache: dict[str, Any] = {}
         for node in model.nodes:
             _check_node_numbers(node, self.matcher, what)
             _check_required_spans(node, what)
-            if node.required_spans:
-                self._prepare_required(node, what)
+            _check_optional_spans(node, self.matcher, what)
+            _check_template(node, self.templates, self.matcher, what)
 
     #: Attributes derived from the others, rebuilt on unpickling rather than pickled.
     _DERIVED = ("matcher", "cache", "nx")
@@ -203,25 +352,27 @@ class EvidenceGraph:
         self.matcher = AliasMatcher(self.aliases)
         self.cache = {}
 
-    def _prepare_required(self, node: NodeModel, what: str) -> None:
-        """Index a statement with required spans now, refusing spans that cross sentences."""
-        try:
-            self.statement_passage(node.id)
-        except ValueError as exc:
-            raise GraphError(f"{what}: node {node.id!r}: {exc}") from None
-
-    def statement_passage(self, node_id: str) -> PassageV3:
-        """The node's statement prepared for the v3 predicate (with its required spans),
+    def declared(self, node_id: str) -> Declared:
+        """Every sentence the node declares (statement, optional cuts, template variants),
         built once and cached."""
-        key = "statement_v3:" + node_id
-        passage: PassageV3 | None = self.cache.get(key)
-        if passage is None:
-            from verity.text.align_v3 import PassageV3
-
+        table: dict[str, Declared] = self.cache.setdefault("declared", {})
+        found = table.get(node_id)
+        if found is None:
             node = self.nodes[node_id]
-            passage = PassageV3.of(node.statement, self.matcher, node.required_spans)
-            self.cache[key] = passage
-        return passage
+            template = None
+            if node.template is not None:
+                template = (node.template, self.templates[node.template][1:])
+                coordinable = self._template_models[node.template].coordinable
+            found = table[node_id] = declare(
+                node.statement,
+                self.matcher,
+                optional_spans=node.optional_spans,
+                required_spans=node.required_spans,
+                template=template,
+                slots=node.slots,
+                coordinable=coordinable if node.template is not None else (),
+            )
+        return found
 
     @cached_property
     def nx(self) -> nx.MultiDiGraph:
@@ -254,8 +405,15 @@ class EvidenceGraph:
         return [n for n in self.model.nodes if n.type == node_type]
 
     def to_dict(self) -> dict[str, Any]:
-        """The graph in its file format."""
-        return self.model.model_dump(mode="json")
+        """The graph in its file format (declared-variation fields only where they are set)."""
+        data = self.model.model_dump(mode="json")
+        for node in data["nodes"]:
+            for key, empty in _OPTIONAL_NODE_FIELDS:
+                if node.get(key) == empty:
+                    del node[key]
+        if not data["templates"]:
+            del data["templates"]
+        return data
 
     def dumps(self) -> str:
         """The canonical JSON text of the graph (byte-stable for equal graphs)."""

@@ -16,10 +16,9 @@ narrated node:
   number strings the node lists;
 - a node whose statement a reader cannot see as it is (a sentence without a letter or
   digit, a control or invisible format character) is left off;
-- a node with ``required_spans`` also yields its shorter sub-statements: the statement cut
-  after a clause (at a comma or semicolon followed by a space) and closed with a period,
-  when the kept part still holds every required span; their numbers and entities are
-  the ones the sub-statement itself states.
+- a node with ``optional_spans`` also yields its shorter sub-statements: the statement
+  with one or more of those spans dropped (the cuts the node declares, so each passes
+  strict); their numbers and entities are the ones the sub-statement itself states.
 
 The menu is plain data from pure functions, deterministic (stable order, no sets iterated),
 so prompts and their hashes reproduce. Nothing downstream trusts it: a narration built
@@ -34,7 +33,6 @@ shorter form.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,10 +52,6 @@ __all__ = [
     "menu_schema",
     "remaining_items",
 ]
-
-#: A clause boundary inside a statement: a comma or semicolon followed by whitespace
-#: (so ``$10,260.00`` is never cut).
-_CLAUSE_END = re.compile(r"[,;](?=\s)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,20 +127,9 @@ def _stated_numbers(graph: EvidenceGraph, node: NodeModel, text: str) -> tuple[s
     return tuple(x for x in node.numbers if normalize(x).strip() in raw)
 
 
-def _sub_statements(node: NodeModel) -> list[str]:
-    """Clause prefixes of the statement that keep every required span (shortest first)."""
-    if not node.required_spans:
-        return []
-    statement = node.statement.rstrip()
-    out: list[str] = []
-    for cut in _CLAUSE_END.finditer(statement):
-        head = statement[: cut.start()].rstrip()
-        if not head or (not head[-1].isalnum() and head[-1] not in "%)"):
-            continue
-        candidate = head + "."
-        if all(span in head for span in node.required_spans) and candidate != statement:
-            out.append(candidate)
-    return list(dict.fromkeys(out))
+def _sub_statements(graph: EvidenceGraph, node: NodeModel) -> list[str]:
+    """The statement's declared cuts: its optional spans dropped, in declaration order."""
+    return graph.declared(node.id).cuts()
 
 
 def _offerable(text: str) -> bool:
@@ -195,7 +178,7 @@ def _items_for(
                 _mentioned(graph, text),
                 _stated_numbers(graph, node, text),
             )
-            for text in _sub_statements(node)
+            for text in _sub_statements(graph, node)
             if _offerable(text)
         )
     return items

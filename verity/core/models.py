@@ -23,6 +23,7 @@ __all__ = [
     "Requirement",
     "Rule",
     "RuleSet",
+    "TemplateModel",
 ]
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=256)]
@@ -55,6 +56,31 @@ class NodeModel(_Strict):
     #: scope, conditions, ties, caps or the verb that the statement's truth depends on.
     #: Optional; a graph without them loads as before.
     required_spans: list[Text] = Field(default_factory=list)
+    #: Substrings of ``statement`` that a claim may drop whole (each occurs once and
+    #: overlaps no required span). Nothing else may be dropped.
+    optional_spans: list[Text] = Field(default_factory=list)
+    #: The id of the graph template whose canonical form, with ``slots`` filled in, is the
+    #: statement; its variants are sentences a claim may state instead.
+    template: Id | None = None
+    #: The template's slot values, as rendered text.
+    slots: dict[str, str] = Field(default_factory=dict)
+
+
+class TemplateModel(_Strict):
+    """A statement template: the canonical pattern and the variants a claim may state.
+
+    Patterns are text with ``{slot}`` fields, alternatives ``(wins|leads)`` and optional
+    parts ``[, ahead of {runner}]``; ``\\`` escapes the next character. The canonical
+    pattern holds slots only (no alternatives or optional parts).
+    """
+
+    id: Id
+    canonical: Text
+    variants: list[Text] = Field(default_factory=list)
+    #: Slots over which a claim may coordinate nodes of this template that differ in that
+    #: slot alone (``X wins dining and groceries at 5%``): only slots whose predicate holds
+    #: of each value apart, never one a reader could take as a total.
+    coordinable: list[Id] = Field(default_factory=list)
 
 
 class EdgeModel(_Strict):
@@ -114,3 +140,4 @@ class GraphModel(_Strict):
     nodes: list[NodeModel]
     edges: list[EdgeModel] = Field(default_factory=list)
     rules: list[Rule] = Field(default_factory=list)
+    templates: list[TemplateModel] = Field(default_factory=list)

@@ -1,24 +1,16 @@
 """The public text predicates, as Python functions with their documentation.
 
-:mod:`verity.text.align` and :mod:`verity.text.align_v3` define them; the wheel compiles
-those modules with mypyc (``setup.py``), whose functions carry no docstrings, so
-``verity`` exports these.
+:mod:`verity.text.align` (v1, v2) and :mod:`verity.text.variation` (v4) define them; the
+wheel compiles :mod:`verity.text.align` with mypyc (``setup.py``), whose functions carry no
+docstrings, so ``verity`` exports these.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from verity.text import align, align_v3
+from verity.text import align, variation
 from verity.text.aliases import AliasMatcher
 
-__all__ = ["is_supported_v1", "is_supported_v2", "is_supported_v3"]
-
-
-def is_supported_v1(claim: str, passage: str) -> bool:
-    """The old predicate, kept for comparison only: every claim token occurs in the passage
-    (a bag of words: it accepts role inversions, deleted negations and swapped values)."""
-    return align.is_supported_v1(claim, passage)
+__all__ = ["is_supported", "is_supported_v2"]
 
 
 def is_supported_v2(claim: str, passage: str, matcher: AliasMatcher | None = None) -> bool:
@@ -28,13 +20,10 @@ def is_supported_v2(claim: str, passage: str, matcher: AliasMatcher | None = Non
     return align.is_supported_v2(claim, passage, matcher)
 
 
-def is_supported_v3(
-    claim: str,
-    passage: str,
-    matcher: AliasMatcher | None = None,
-    required_spans: Sequence[str] = (),
-) -> bool:
-    """The v3 predicate on raw text: one claim sentence against one passage (ordered
-    gap-bounded containment in one passage sentence, the v3 markers kept, the required
-    spans of that sentence inside the match)."""
-    return align_v3.is_supported_v3(claim, passage, matcher, required_spans)
+def is_supported(claim: str, passage: str, matcher: AliasMatcher | None = None) -> bool:
+    """The v4 predicate on free text (what ``check-answer`` applies): every sentence of
+    ``claim`` equals, after the universal equivalences (contractions, case, number
+    formats), a run of whole coordinate clauses of one sentence of ``passage`` (split at
+    ``;`` and ``, and``); nothing inside is deleted, no dropped clause holds a polarity or
+    condition marker, and text a reader sees differently is refused."""
+    return variation.is_supported(claim, passage, matcher)

@@ -67,6 +67,7 @@ from verity.backends.card_rewards._format import (
     point_value,
 )
 from verity.backends.card_rewards._model import Solution, card_limit, eligible_cards
+from verity.backends.card_rewards._templates import template_table
 from verity.formats import GRAPH_FORMAT
 from verity.jsonio import dumps
 
@@ -103,6 +104,8 @@ def _node(
     numbers: Sequence[str],
     data: Mapping[str, Any],
     required: Sequence[str] = (),
+    template: tuple[str, Mapping[str, str]] | None = None,
+    optional: Sequence[str] = (),
 ) -> Node:
     node: Node = {
         "id": node_id,
@@ -114,6 +117,10 @@ def _node(
     }
     if required:
         node["required_spans"] = list(dict.fromkeys(required))
+    if optional:
+        node["optional_spans"] = list(dict.fromkeys(optional))
+    if template is not None:
+        node["template"], node["slots"] = template[0], dict(template[1])
     return node
 
 
@@ -163,7 +170,8 @@ def _objective(ctx: _Ctx) -> Node:
     net, rewards, fees = money(sol.net), money(sol.rewards), money(sol.fees)
     held = [c.id for c in sol.held]
     scope, holding = _PLAN_PHRASE[sol.goal], f"nets {net} a year holding {join_words(held)}"
-    statement = f"{scope} {holding}, earning {rewards} in rewards and paying {fees} in fees."
+    earning = f", earning {rewards} in rewards and paying {fees} in fees"
+    statement = f"{scope} {holding}{earning}."
     profile = sol.profile
     data = {
         "goal": sol.goal,
@@ -178,8 +186,17 @@ def _objective(ctx: _Ctx) -> Node:
         "net": _dollars(sol.net),
         "illustrative_catalog": ctx.catalog.illustrative,
     }
+    slots = {"net": net, "cards": join_words(held), "rewards": rewards, "fees": fees}
     return _node(
-        "objective", "OBJECTIVE", statement, held, [net, rewards, fees], data, [scope, holding]
+        "objective",
+        "OBJECTIVE",
+        statement,
+        held,
+        [net, rewards, fees],
+        data,
+        [scope, holding],
+        ("plan_" + sol.goal, slots),
+        [earning],
     )
 
 
@@ -195,7 +212,8 @@ def _segment(piece: Piece) -> Node:
     numbers = [amount, rate, value]
     where = _cap_phrase(seg)
     placed = f"gets {amount} on {seg.category}"
-    statement = f"{seg.card.id} {placed} at {rate}{where}, worth {value}."
+    worth = f", worth {value}"
+    statement = f"{seg.card.id} {placed} at {rate}{where}{worth}."
     data = {
         "card": seg.card.id,
         "category": seg.category,
@@ -206,6 +224,14 @@ def _segment(piece: Piece) -> Node:
         "cap": None if seg.cap is None else _dollars(seg.cap),
         "value": _dollars(piece.value),
     }
+    slots = {
+        "card": seg.card.id,
+        "amount": amount,
+        "category": seg.category,
+        "rate": rate,
+        "value": value,
+    }
+    template = "segment" if seg.cap is None else f"segment_{seg.kind}"
     return _node(
         _segment_id(piece),
         "ALLOCATION_SEGMENT",
@@ -214,6 +240,8 @@ def _segment(piece: Piece) -> Node:
         numbers,
         data,
         [placed, where.strip()] if where else [placed],
+        (template, slots),
+        [worth],
     )
 
 
@@ -236,22 +264,28 @@ def _winner(ctx: _Ctx, category: str) -> tuple[Node, list[Edge]]:
         "tied": False,
         "spend": _dollars(ctx.spend[category]),
     }
+    slots = {"card": winner.id, "category": category, "rate": win_text}
+    optional: list[str] = []
     if len(ranked) == 1:
         statement = f"{winner.id} wins {category} at {win_text} as the only card held."
         entities, numbers = [winner.id, category], [win_text]
         required = [f"wins {category}", "as the only card held"]
+        template = "winner_only"
     else:
         runner = ranked[1]
         run_pct = runner.effective_percent(runner.rates[category])
         run_text = percent(run_pct)
         relation = "tied with" if run_pct == win_pct else "ahead of"
-        statement = (
-            f"{winner.id} wins {category} at {win_text}, {relation} {runner.id} at {run_text}."
-        )
+        runner_up = f", {relation} {runner.id} at {run_text}"
+        statement = f"{winner.id} wins {category} at {win_text}{runner_up}."
         entities, numbers = [winner.id, category, runner.id], [win_text, run_text]
         required = [f"wins {category}"]
         if run_pct == win_pct:  # a tie qualifies the win: it may not be dropped
             required.append(f"{relation} {runner.id} at {run_text}")
+        template = "winner_tied" if run_pct == win_pct else "winner_ahead"
+        if run_pct != win_pct:  # a runner-up behind the winner is a further fact
+            optional.append(runner_up)
+        slots.update(runner=runner.id, runner_rate=run_text)
         data.update(
             runner_up=runner.id,
             runner_up_rate=float(runner.rates[category]),
@@ -259,7 +293,17 @@ def _winner(ctx: _Ctx, category: str) -> tuple[Node, list[Edge]]:
             tied=run_pct == win_pct,
         )
     node_id = f"winner:{category}"
-    node = _node(node_id, "WINNER_BY_CATEGORY", statement, entities, numbers, data, required)
+    node = _node(
+        node_id,
+        "WINNER_BY_CATEGORY",
+        statement,
+        entities,
+        numbers,
+        data,
+        required,
+        (template, slots),
+        optional,
+    )
     pieces = ctx.pieces_of(category)
     edges = [_edge(node_id, _segment_id(pieces[0]), "first_dollar_to")] if pieces else []
     return node, edges
@@ -280,7 +324,8 @@ def _cap_hits(ctx: _Ctx, category: str) -> tuple[list[Node], list[Edge]]:
         cap, amount, rate = money(seg.limit), money(nxt.amount), multiplier(nxt.segment.rate)
         target = nxt.segment.card.id
         hits = f"hits its {cap} cap on {category}"
-        statement = f"{seg.card.id} {hits}, so the next {amount} goes to {target} at {rate}."
+        then = f", so the next {amount} goes to {target} at {rate}"
+        statement = f"{seg.card.id} {hits}{then}."
         node_id = f"cap_hit:{seg.card.id}:{category}"
         data = {
             "card": seg.card.id,
@@ -299,6 +344,18 @@ def _cap_hits(ctx: _Ctx, category: str) -> tuple[list[Node], list[Edge]]:
                 [cap, amount, rate],
                 data,
                 [hits],
+                (
+                    "cap_hit",
+                    {
+                        "card": seg.card.id,
+                        "cap": cap,
+                        "category": category,
+                        "amount": amount,
+                        "target": target,
+                        "rate": rate,
+                    },
+                ),
+                [then],
             )
         )
         edges.append(_edge(node_id, _segment_id(piece), "caps"))
@@ -338,12 +395,18 @@ def _fee_break_even(ctx: _Ctx, card: Card) -> tuple[Node, list[Edge]]:
     if net >= 0 and gain > 0:
         break_even = card.annual_fee * card_spend / gain
         condition = f"pays for itself after {money(break_even)} of spend against its {fee} fee"
-        statement = f"{card.id} {condition}, so {card.id} adds {money(net)} net of the fee."
+        result = f", so {card.id} adds {money(net)} net of the fee"
+        statement = f"{card.id} {condition}{result}."
         numbers = [money(break_even), fee, money(net)]
+        template = "fee_pays"
+        slots = {"card": card.id, "break_even": money(break_even), "fee": fee, "net": money(net)}
     else:
         condition = f"costs {fee} a year and earns {money(gain)} beyond the rest of the plan"
-        statement = f"{card.id} {condition}, so {card.id} falls short of the fee by {money(-net)}."
+        result = f", so {card.id} falls short of the fee by {money(-net)}"
+        statement = f"{card.id} {condition}{result}."
         numbers = [fee, money(gain), money(-net)]
+        template = "fee_short"
+        slots = {"card": card.id, "fee": fee, "gain": money(gain), "short": money(-net)}
     node_id = f"fee_break_even:{card.id}"
     data = {
         "card": card.id,
@@ -354,7 +417,17 @@ def _fee_break_even(ctx: _Ctx, card: Card) -> tuple[Node, list[Edge]]:
         "break_even_spend": None if break_even is None else _dollars(break_even),
         "baseline": [c.id for c in baseline],
     }
-    node = _node(node_id, "FEE_BREAK_EVEN", statement, [card.id], numbers, data, [condition])
+    node = _node(
+        node_id,
+        "FEE_BREAK_EVEN",
+        statement,
+        [card.id],
+        numbers,
+        data,
+        [condition],
+        (template, slots),
+        [result],
+    )
     return node, [_edge(node_id, _segment_id(p), "earned_on") for p in own]
 
 
@@ -438,6 +511,15 @@ def _threshold_statement(move: _Move, category: str, level: Decimal) -> str:
     return f"{move.phrase} would start to pay {_threshold_condition(move, category, level)}."
 
 
+def _threshold_template(move: _Move, category: str, level: Decimal) -> tuple[str, dict[str, str]]:
+    slots = {"category": category, "level": money(level)}
+    if move.out is not None and move.into is not None:
+        slots.update(out=move.out.id, into=move.into.id)
+        return ("threshold_swap_up" if move.upward else "threshold_swap_down"), slots
+    slots["card"] = move.subject.id
+    return ("threshold_add" if move.kind == "add" else "threshold_drop"), slots
+
+
 def _thresholds(ctx: _Ctx) -> list[Node]:
     best: dict[str, tuple[Decimal, _Move, str, Decimal]] = {}
     order: list[str] = []
@@ -478,6 +560,7 @@ def _thresholds(ctx: _Ctx) -> list[Node]:
                 [money(level)],
                 data,
                 [move.phrase, _threshold_condition(move, category, level)],
+                _threshold_template(move, category, level),
             )
         )
     return nodes
@@ -493,6 +576,7 @@ def _basis_assumptions(catalog: Catalog) -> list[Node]:
             [],
             {"kind": "basis", "basis": "annual", "currency": "USD"},
             ["annual amounts in US dollars"],
+            ("basis", {}),
         ),
         _node(
             "assumption:illustrative_catalog",
@@ -501,6 +585,9 @@ def _basis_assumptions(catalog: Catalog) -> list[Node]:
             [],
             [],
             {"kind": "catalog", "illustrative": catalog.illustrative},
+            (),
+            ("catalog", {}),
+            [" rather than live issuer offers"],
         ),
     ]
 
@@ -515,6 +602,7 @@ def _spend_assumptions(spend: Mapping[str, Decimal]) -> list[Node]:
             [money(spend[category])],
             {"kind": "spend", "category": category, "spend": _dollars(spend[category])},
             [f"Annual spending on {category}"],
+            ("spend", {"category": category, "amount": money(spend[category])}),
         )
         for category in CATEGORIES
     ]
@@ -537,6 +625,8 @@ def _point_value_assumptions(card_ids: Sequence[str], catalog: Catalog) -> list[
                     "card": card.id,
                     "point_value_cents": float(card.point_value_cents),
                 },
+                (),
+                ("point_value", {"card": card.id, "value": pv}),
             )
         )
     return nodes
@@ -654,24 +744,26 @@ def build_graph(catalog: Catalog, solution: Solution) -> dict[str, Any]:
         *_assumption_edges(spends, point_values, seg_nodes),
         *_threshold_edges(thresholds, fee_nodes),
     ]
+    nodes = [
+        objective,
+        *_basis_assumptions(catalog),
+        *spends,
+        *point_values,
+        *winners,
+        *seg_nodes,
+        *cap_hits,
+        *fee_nodes,
+        *thresholds,
+    ]
     return {
         "format": GRAPH_FORMAT,
         "graph_id": f"{DOMAIN}-{solution.profile.id}-{solution.goal}",
         "domain": DOMAIN,
         "entities": _entities(card_ids, catalog),
-        "nodes": [
-            objective,
-            *_basis_assumptions(catalog),
-            *spends,
-            *point_values,
-            *winners,
-            *seg_nodes,
-            *cap_hits,
-            *fee_nodes,
-            *thresholds,
-        ],
+        "nodes": nodes,
         "edges": edges,
         "rules": _rules(),
+        "templates": template_table([n["template"] for n in nodes]),
     }
 
 

@@ -42,6 +42,7 @@ from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
 from verity.backends.sql.spec import (
+    template_fields,
     EntityColumn,
     NumberColumn,
     QuerySpec,
@@ -235,6 +236,8 @@ class _Node:
     row: int
     edges: list[tuple[str, str]]
     required: list[str]
+    optional: list[str]
+    slots: dict[str, str]
 
 
 class _Builder:
@@ -344,6 +347,10 @@ class _Builder:
         required = [
             " ".join(t.format_map(statement_fields).split()) for t in query.required_templates
         ]
+        optional = [
+            " ".join(t.format_map(statement_fields).split()) for t in query.optional_templates
+        ]
+        slots = {name: statement_fields[name] for name in template_fields(query.statement_template)}
         return _Node(
             node_id,
             query.node_type,
@@ -355,6 +362,8 @@ class _Builder:
             index + 1,
             edges,
             list(dict.fromkeys(required)),
+            list(dict.fromkeys(optional)),
+            slots,
         )
 
     @staticmethod
@@ -416,6 +425,9 @@ class _Builder:
             }
             if node.required:
                 item["required_spans"] = node.required
+            if node.optional:
+                item["optional_spans"] = node.optional
+            item["template"], item["slots"] = node.query, node.slots
             out.append(item)
         return out
 
@@ -603,6 +615,15 @@ def graph_dict_from_queries(
         "nodes": builder.node_list(entities),
         "edges": builder.edge_list(),
         "rules": [r.model_dump(mode="json") for r in model.rules],
+        "templates": [
+            {
+                "id": q.name,
+                "canonical": q.canonical_pattern(),
+                "variants": list(q.statement_variants),
+                "coordinable": list(q.coordinable),
+            }
+            for q in model.queries
+        ],
     }
 
 

@@ -36,6 +36,7 @@ from verity.core.models import Rule
 from verity.errors import InputError
 from verity.formats import SPEC_FORMAT
 from verity.jsonio import loads, read_json
+from verity.text.variation import PatternError, parse_pattern
 
 __all__ = [
     "SPEC_FORMAT",
@@ -86,6 +87,10 @@ class SqlBackendError(InputError):
         super().__init__(message)
         self.code = code
         self.query = query
+
+
+# Characters that the template pattern syntax reads (verity.text.variation).
+_PATTERN_SPECIAL = re.compile(r"[\\\[\](){}|]")
 
 
 def template_fields(template: str) -> list[str]:
@@ -264,6 +269,16 @@ class QuerySpec(_Model):
     #: Parts of ``statement_template`` (each a substring of it) that a claim may not
     #: drop: the scope or condition the statement's truth depends on.
     required_templates: list[Template] = Field(default_factory=list)
+    #: Parts of ``statement_template`` (each a substring of it) that a claim may drop whole.
+    optional_templates: list[Template] = Field(default_factory=list)
+    #: Other sentences a claim may state for a row: patterns over the statement's fields
+    #: with alternatives ``(was|came to)`` and optional parts ``[ on {units} units]``.
+    statement_variants: list[Annotated[str, StringConstraints(min_length=1)]] = Field(
+        default_factory=list
+    )
+    #: Statement fields over which a claim may coordinate rows that differ in that field
+    #: alone; only fields whose statement holds of each value apart (never a total).
+    coordinable: list[Snake] = Field(default_factory=list)
     entities: list[EntityColumn] = Field(default_factory=list)
     numbers: list[NumberColumn] = Field(default_factory=list)
     edges: list[EdgeSpec] = Field(default_factory=list)
@@ -296,12 +311,38 @@ class QuerySpec(_Model):
             seen.add(name)
         if not self.statement_template.rstrip().endswith("."):
             raise ValueError("statement_template must end with a full stop")
-        for required in self.required_templates:
-            if not required.strip() or required not in self.statement_template:
+        parts_by_kind = (("required", self.required_templates), ("optional", self.optional_templates))
+        for kind, parts in parts_by_kind:
+            for part in parts:
+                if not part.strip() or part not in self.statement_template:
+                    raise ValueError(
+                        f"{kind} template {part!r} is not a part of statement_template"
+                    )
+        fields = set(template_fields(self.statement_template))
+        for variant in self.statement_variants:
+            try:
+                slots = parse_pattern(variant).slots
+            except PatternError as exc:
+                raise ValueError(f"statement variant: {exc}") from None
+            unknown = sorted(slots - fields)
+            if unknown:
                 raise ValueError(
-                    f"required template {required!r} is not a part of statement_template"
+                    f"statement variant {variant[:80]!r} uses {{{unknown[0]}}}, which "
+                    "statement_template does not"
                 )
+        unknown = sorted(set(self.coordinable) - fields)
+        if unknown:
+            raise ValueError(f"coordinable field {unknown[0]!r} is not in statement_template")
         return self
+
+    def canonical_pattern(self) -> str:
+        """``statement_template`` as a template pattern: its text escaped, its fields slots."""
+        out: list[str] = []
+        for literal, name, _spec, _conversion in string.Formatter().parse(self.statement_template):
+            out.append(_PATTERN_SPECIAL.sub(r"\\\g<0>", literal))
+            if name is not None:
+                out.append("{" + name + "}")
+        return "".join(out)
 
     @property
     def statement_sql(self) -> str:

@@ -32,11 +32,8 @@ def render(result: AnswerResult) -> str:
             continue
         closest = claim.closest_passage_id or "-"
         lines.append(f"  REMOVE [{claim.reason}; closest {closest}] {one_line(claim.text, 100)}")
-        for loss in claim.dropped:
-            lines.append(
-                f"         marker {loss.marker!r}: {loss.span_count} in passage span,"
-                f" {loss.claim_count} in sentence"
-            )
+        if claim.detail:
+            lines.append(f"         {claim.detail}")
     lines.append("answer: " + result.answer)
     return "\n".join(lines)
 

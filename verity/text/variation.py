@@ -1,0 +1,958 @@
+"""The v4 predicate: a claim sentence may differ from its evidence only by declared variation.
+
+There are no free gaps. A claim sentence is supported by an evidence node when its
+tokens equal, one for one, the tokens of a sentence the node *declares*:
+
+- the node's statement;
+- the statement with any of its ``optional_spans`` cut out whole;
+- a rendering of the node's statement template: its canonical form (which is the
+  statement) or one of its variants, each a pattern with slots, alternatives
+  ``(wins|leads)`` and optional parts ``[, ahead of {runner} at {runner_rate}]``.
+
+Two compositions of declared sentences are accepted, each checked by taking it apart
+into declared sentences:
+
+- **aggregation**: ``X wins dining and groceries at 5%`` coordinates cited nodes of one
+  template that differ in exactly one of the slots the sentence mentions; it is expanded
+  into one sentence per conjunct (``X wins dining at 5%``, ``X wins groceries at 5%``),
+  and each expansion must be a declared sentence of its own node;
+- **clause joins**: two or more whole declared sentences joined by ``;`` or ``, and``.
+
+Tokens (:func:`sentence_key`). The text is normalized (NFKC, case folding) and scanned
+left to right; every character is part of a token or plain whitespace (the reader view,
+:mod:`verity.text.reader`, refuses everything else before this runs):
+
+- an entity mention (id or alias, longest first, whole words) is one token ``@id``;
+- a number mention is one canonical token (``$6,250`` and ``$6,250.00`` are one value);
+  a dash of any kind right before a number is read as its sign;
+- a word is a run of letters, digits and combining marks with single interior hyphens or
+  apostrophes;
+- any other character (punctuation, symbols) is a token of its own.
+
+The universal equivalences (:data:`CONTRACTIONS` and the normalizations above) are the
+only differences the tokenizer forgives; each is argued in a comment where it is stated.
+Anything whose meaning depends on context belongs in a template's variants.
+
+Free text (:func:`check_free_sentence`, what ``check-answer`` calls) has no declared
+variation: an answer sentence must equal a run of whole coordinate clauses of one
+passage sentence (split at ``;`` and ``, and``); nothing inside may be deleted, and a
+dropped clause may hold no polarity or condition marker (:data:`MARKERS`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import product
+from typing import Literal, NamedTuple
+
+from verity.text.aliases import AliasMatcher
+from verity.text.align import POLARITY_MARKERS
+from verity.text.normalize import normalize
+from verity.text.reader import reader_issue
+from verity.text.segment import split_sentences
+from verity.text.tokens import NUMBER_PATTERN, WORD_PATTERN, _number_token
+
+__all__ = [
+    "CONTRACTIONS",
+    "EXTRA_MARKERS",
+    "MARKERS",
+    "Declared",
+    "FreeReason",
+    "FreeSentence",
+    "FreeVerdict",
+    "Pattern",
+    "PatternError",
+    "SentenceVerdict",
+    "check_free_sentence",
+    "compile_canonical",
+    "declare",
+    "free_sentences",
+    "is_supported",
+    "parse_pattern",
+    "sentence_key",
+    "support_sentence",
+]
+
+#: Words beyond the frozen 20 whose loss can flip or widen a statement: negative adverbs
+#: and verbs, conditions, limiters, hedges and modals. The free-text check refuses an
+#: answer that drops a clause holding one, and diagnostics name a deleted one.
+EXTRA_MARKERS: frozenset[str] = frozenset(
+    {
+        "about", "almost", "approximately", "barely", "barring", "could", "excluded",
+        "exempt", "generally", "hardly", "if", "instead", "lack", "lacking", "lacks",
+        "least", "may", "might", "most", "mostly", "nearly", "nowhere", "often", "once",
+        "only", "provided", "rarely", "refused", "rejected", "roughly", "scarcely",
+        "seldom", "sometimes", "typically", "unable", "unlike", "until", "up", "usually",
+        "whether", "would",
+    }
+)  # fmt: skip
+
+#: Every marker word: the frozen 20 polarity markers and :data:`EXTRA_MARKERS`.
+MARKERS: frozenset[str] = POLARITY_MARKERS | EXTRA_MARKERS
+
+# --- the universal equivalences ------------------------------------------------------------
+#
+# Each entry maps a contracted word to the words it always stands for. Only contractions
+# with one reading in every context are listed:
+# - ``n't`` after these auxiliaries is always ``not`` (``don't`` = ``do not``); ``won't`` and
+#   ``shan't`` change their stem; ``can't`` is ``cannot``, which stays one word because
+#   ``can not`` differs in ``can not only ... but``; ``ain't`` (am/is/are/has/have not) is
+#   left out;
+# - ``'re`` is always ``are``, ``'m`` always ``am``, ``'ve`` always ``have``, ``'ll`` always
+#   ``will``; ``'s`` (is, has, possessive) and ``'d`` (had, would) are ambiguous and left out.
+_NOT_STEMS = (
+    "are", "could", "did", "do", "does", "had", "has", "have", "is", "might", "must",
+    "need", "should", "was", "were", "would",
+)  # fmt: skip
+_PRONOUNS = ("i", "you", "we", "they", "he", "she", "it", "that", "there", "who")
+
+CONTRACTIONS: Mapping[str, tuple[str, ...]] = {
+    **{f"{stem}n't": (stem, "not") for stem in _NOT_STEMS},
+    "won't": ("will", "not"),
+    "shan't": ("shall", "not"),
+    "can't": ("cannot",),
+    **{f"{p}'re": (p, "are") for p in ("you", "we", "they", "who", "there")},
+    "i'm": ("i", "am"),
+    **{f"{p}'ve": (p, "have") for p in (*_PRONOUNS, "could", "would", "should", "might")},
+    **{f"{p}'ll": (p, "will") for p in _PRONOUNS},
+}
+
+# Apostrophes and quotation marks that read alike are one token (a closing quote is an
+# apostrophe inside a word in every font); the dashes are read as a sign before a number.
+_SAME_CHAR = str.maketrans({"’": "'", "‘": "'", "‛": "'", "“": '"', "”": '"', "„": '"'})
+_SIGN_DASH = re.compile("[\u2010\u2012\u2013\u2014\u2015\u2212](?=[$€£¥]?\\.?[0-9])")
+
+_WORD, _ENTITY, _NUMBER, _OTHER = range(4)
+
+
+@lru_cache(maxsize=256)
+def _scanner(alias_pattern: str | None) -> re.Pattern[str]:
+    alternatives = []
+    if alias_pattern is not None:
+        alternatives.append("(?P<alias>" + alias_pattern + ")")
+    alternatives.append(r"(?P<word>(?=\D)" + WORD_PATTERN + ")")
+    alternatives.append("(?P<number>" + NUMBER_PATTERN + ")")
+    alternatives.append("(?P<word2>" + WORD_PATTERN + ")")
+    alternatives.append(r"(?P<other>\S)")
+    return re.compile("|".join(alternatives))
+
+
+class _Scanned(NamedTuple):
+    """The tokens of a text, with the kind and the normalized-text span of each."""
+
+    tokens: tuple[str, ...]
+    kinds: tuple[int, ...]
+    spans: tuple[tuple[int, int], ...]
+
+
+def _prepared(text: str) -> str:
+    return _SIGN_DASH.sub("-", normalize(text).translate(_SAME_CHAR))
+
+
+def _scan(text: str, matcher: AliasMatcher | None) -> _Scanned:
+    normalized = _prepared(text)
+    regex = matcher.regex if matcher is not None else None
+    scanner = _scanner(regex.pattern if regex is not None else None)
+    tokens: list[str] = []
+    kinds: list[int] = []
+    spans: list[tuple[int, int]] = []
+    for match in scanner.finditer(normalized):
+        group = match.lastgroup
+        raw = match.group(0)
+        if group == "alias" and matcher is not None:
+            found: tuple[str, ...] = ("@" + matcher.entity_of(raw),)
+            kind = _ENTITY
+        elif group == "number":
+            found, kind = (_number_token(raw),), _NUMBER
+        elif group in ("word", "word2"):
+            found, kind = CONTRACTIONS.get(raw, (raw,)), _WORD
+        else:
+            found, kind = (raw,), _OTHER
+        for token in found:
+            tokens.append(token)
+            kinds.append(kind)
+            spans.append(match.span())
+    return _Scanned(tuple(tokens), tuple(kinds), tuple(spans))
+
+
+def _key(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    # A sentence's closing full stop is no part of what it says: ``X wins dining`` and
+    # ``X wins dining.`` state one thing (``!`` and ``?`` are kept: they change the mood).
+    return tokens[:-1] if tokens and tokens[-1] == "." else tokens
+
+
+@lru_cache(maxsize=65536)
+def sentence_key(text: str, matcher: AliasMatcher | None = None) -> tuple[str, ...]:
+    """The v4 tokens of one sentence, without its closing full stop."""
+    return _key(_scan(text, matcher).tokens)
+
+
+# --- templates -------------------------------------------------------------------------------
+
+
+class PatternError(ValueError):
+    """A template pattern that cannot be parsed or rendered."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Slot:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Choice:
+    """Alternatives; an optional part is a choice between its body and nothing."""
+
+    options: tuple[tuple[_Part, ...], ...]
+    optional: bool
+
+
+_Part = str | _Slot | _Choice
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """A parsed template pattern: literal text, ``{slot}``, alternatives ``(a|b)`` and
+    optional parts ``[a]`` (or optional alternatives ``[a|b]``).
+
+    ``\\`` escapes the next character, so ``\\(4x\\)`` is literal text.
+    """
+
+    source: str
+    parts: tuple[_Part, ...]
+
+    @property
+    def slots(self) -> frozenset[str]:
+        """Every slot name the pattern uses."""
+        return frozenset(_slots_of(self.parts))
+
+    @property
+    def plain(self) -> bool:
+        """True when the pattern has no alternatives or optional parts."""
+        return all(not isinstance(part, _Choice) for part in self.parts)
+
+    def renderings(self, slots: Mapping[str, str]) -> Iterator[str]:
+        """Every rendering with ``slots`` filled in, whitespace runs collapsed."""
+        for pieces in _expand(self.parts, slots):
+            yield " ".join("".join(pieces).split())
+
+    def optional_texts(self, slots: Mapping[str, str]) -> list[str]:
+        """The rendered text of every option of every optional part (for load checks)."""
+        out: list[str] = []
+        for part in _choices(self.parts):
+            if not part.optional:
+                continue
+            for option in part.options:
+                for pieces in _expand(option, slots):
+                    text = " ".join("".join(pieces).split())
+                    if text:
+                        out.append(text)
+        return out
+
+
+def _slots_of(parts: Sequence[_Part]) -> Iterator[str]:
+    for part in parts:
+        if isinstance(part, _Slot):
+            yield part.name
+        elif isinstance(part, _Choice):
+            for option in part.options:
+                yield from _slots_of(option)
+
+
+def _choices(parts: Sequence[_Part]) -> Iterator[_Choice]:
+    for part in parts:
+        if isinstance(part, _Choice):
+            yield part
+            for option in part.options:
+                yield from _choices(option)
+
+
+def _expand(parts: Sequence[_Part], slots: Mapping[str, str]) -> Iterator[tuple[str, ...]]:
+    choices: list[list[tuple[str, ...]]] = []
+    for part in parts:
+        if isinstance(part, str):
+            choices.append([(part,)])
+        elif isinstance(part, _Slot):
+            choices.append([(slots[part.name],)])
+        else:
+            options = [pieces for o in part.options for pieces in _expand(o, slots)]
+            if part.optional:
+                options.append(())
+            choices.append(options)
+    for combination in product(*choices):
+        yield tuple(piece for pieces in combination for piece in pieces)
+
+
+_SLOT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def parse_pattern(source: str) -> Pattern:
+    """Parse a template pattern; :class:`PatternError` names what is wrong and where."""
+    parts, end, closer = _parse_seq(source, 0, "")
+    if closer:  # pragma: no cover - the top level stops only at the end
+        raise PatternError(f"unexpected {closer!r} at {end} in {source!r}")
+    return Pattern(source, tuple(parts))
+
+
+def _parse_seq(source: str, pos: int, closers: str) -> tuple[list[_Part], int, str]:
+    """Parts from ``pos`` up to one of ``closers`` (returned) or the end (``""``)."""
+    parts: list[_Part] = []
+    text: list[str] = []
+
+    def flush() -> None:
+        if text:
+            parts.append("".join(text))
+            text.clear()
+
+    while pos < len(source):
+        char = source[pos]
+        if char == "\\":
+            if pos + 1 >= len(source):
+                raise PatternError(f"a pattern ends with a lone backslash: {source!r}")
+            text.append(source[pos + 1])
+            pos += 2
+        elif char in closers:
+            flush()
+            return parts, pos + 1, char
+        elif char in ")]|}":
+            raise PatternError(f"unexpected {char!r} at {pos} in {source!r} (escape it: \\{char})")
+        elif char == "{":
+            end = source.find("}", pos)
+            name = source[pos + 1 : end] if end > 0 else ""
+            if not _SLOT_NAME.fullmatch(name):
+                raise PatternError(f"bad slot at {pos} in {source!r}: write {{name}}")
+            flush()
+            parts.append(_Slot(name))
+            pos = end + 1
+        elif char in "[(":
+            flush()
+            close = "]" if char == "[" else ")"
+            options: list[tuple[_Part, ...]] = []
+            pos += 1
+            while True:
+                body, pos, closer = _parse_seq(source, pos, "|" + close)
+                options.append(tuple(body))
+                if closer == close:
+                    break
+                if closer != "|":
+                    raise PatternError(f"a {char!r} opened in {source!r} is not closed")
+            if char == "(" and len(options) < 2:
+                raise PatternError(
+                    f"a group in {source!r} has no alternatives: write (a|b), "
+                    "or \\( for a parenthesis"
+                )
+            parts.append(_Choice(tuple(options), optional=char == "["))
+        else:
+            text.append(char)
+            pos += 1
+    flush()
+    return parts, pos, ""
+
+
+# --- what a node declares --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    tokens: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Alt:
+    options: tuple[tuple[_Run | _Alt, ...], ...]
+
+
+def _piece_tokens(text: str, matcher: AliasMatcher | None) -> tuple[str, ...]:
+    return _scan(text, matcher).tokens
+
+
+def _compile(
+    parts: Sequence[_Part], slots: Mapping[str, str], matcher: AliasMatcher | None
+) -> tuple[_Run | _Alt, ...]:
+    """A pattern with its slots filled, as runs of tokens and alternatives (each piece of
+    literal text and each slot value tokenized on its own)."""
+    out: list[_Run | _Alt] = []
+    pending: list[str] = []
+
+    def flush() -> None:
+        if pending:
+            out.append(_Run(tuple(pending)))
+            pending.clear()
+
+    for part in parts:
+        if isinstance(part, str):
+            pending.extend(_piece_tokens(part, matcher))
+        elif isinstance(part, _Slot):
+            pending.extend(_piece_tokens(slots[part.name], matcher))
+        else:
+            flush()
+            options = [_compile(o, slots, matcher) for o in part.options]
+            if part.optional:
+                options.append(())
+            out.append(_Alt(tuple(options)))
+    flush()
+    return tuple(out)
+
+
+def _ends(parts: Sequence[_Run | _Alt], key: tuple[str, ...], starts: frozenset[int]) -> set[int]:
+    """Every position of ``key`` where ``parts`` can end, having started at one of ``starts``."""
+    here: set[int] = set(starts)
+    for part in parts:
+        if not here:
+            return here
+        if isinstance(part, _Run):
+            size = len(part.tokens)
+            here = {p + size for p in here if key[p : p + size] == part.tokens}
+        else:
+            frozen = frozenset(here)
+            here = set().union(*(_ends(option, key, frozen) for option in part.options))
+    return here
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    """One template pattern with a node's slots filled in, ready to match token keys."""
+
+    parts: tuple[_Run | _Alt, ...]
+
+    def matches(self, key: tuple[str, ...]) -> bool:
+        # The key has no closing full stop; the pattern may end with one.
+        ends = _ends(self.parts, key, frozenset({0}))
+        if len(key) in ends:
+            return True
+        dotted = (*key, ".")
+        return len(dotted) in _ends(self.parts, dotted, frozenset({0}))
+
+
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """Every sentence one node declares, and what diagnostics need.
+
+    The statement and its optional cuts are held as token keys; template variants as
+    compiled patterns that a key is matched against.
+    """
+
+    #: The token keys of the statement (each sentence) and of its optional cuts.
+    keys: frozenset[tuple[str, ...]]
+    #: One text per key of :attr:`keys`, in declaration order.
+    texts: Mapping[tuple[str, ...], str]
+    #: The key of the statement itself.
+    canonical: tuple[str, ...]
+    #: Positions in :attr:`canonical` that lie in a required span.
+    required: frozenset[int]
+    template: str | None = None
+    slots: Mapping[str, str] = field(default_factory=dict)
+    variants: tuple[_Compiled, ...] = ()
+    #: The template's slots over which nodes may be coordinated.
+    coordinable: frozenset[str] = frozenset()
+
+    def declares(self, key: tuple[str, ...]) -> bool:
+        """True when ``key`` is the key of a sentence this node declares."""
+        return key in self.keys or any(v.matches(key) for v in self.variants)
+
+    def cuts(self) -> list[str]:
+        """The declared optional cuts of the statement, in declaration order."""
+        return [text for key, text in self.texts.items() if key != self.canonical]
+
+
+def _required_positions(
+    statement: str, scanned: _Scanned, required_spans: Sequence[str]
+) -> frozenset[int]:
+    out: set[int] = set()
+    normalized = _prepared(statement)
+    for span in required_spans:
+        lo = normalized.find(_prepared(span))
+        if lo < 0:
+            continue
+        hi = lo + len(_prepared(span))
+        out.update(i for i, (a, b) in enumerate(scanned.spans) if a < hi and b > lo)
+    return frozenset(out)
+
+
+def _optional_cuts(statement: str, optional_spans: Sequence[str]) -> Iterator[str]:
+    """The statement with every non-empty subset of its optional spans cut out."""
+    spans = list(dict.fromkeys(optional_spans))
+    for mask in range(1, 1 << len(spans)):
+        text = statement
+        for i, span in enumerate(spans):
+            if mask >> i & 1:
+                text = text.replace(span, " ", 1)
+        yield " ".join(text.split())
+
+
+def compile_canonical(
+    pattern: Pattern, slots: Mapping[str, str], matcher: AliasMatcher | None
+) -> tuple[str, ...]:
+    """The tokens of a plain pattern rendered piece by piece (the loader holds them equal
+    to the tokens of the whole statement, so that variants compare like statements)."""
+    parts = _compile(pattern.parts, slots, matcher)
+    return _key(tuple(t for part in parts for t in _run_tokens(part)))
+
+
+def _run_tokens(part: _Run | _Alt) -> tuple[str, ...]:
+    if isinstance(part, _Alt):  # pragma: no cover - a plain pattern has no alternatives
+        raise PatternError("a plain pattern has no alternatives")
+    return part.tokens
+
+
+def declare(
+    statement: str,
+    matcher: AliasMatcher | None = None,
+    *,
+    optional_spans: Sequence[str] = (),
+    required_spans: Sequence[str] = (),
+    template: tuple[str, Sequence[Pattern]] | None = None,
+    slots: Mapping[str, str] | None = None,
+    coordinable: Iterable[str] = (),
+) -> Declared:
+    """Everything a node declares: the statement (each of its sentences when it has several
+    and no required span lies outside it), its optional cuts and its template's variants.
+    """
+    scanned = _scan(statement, matcher)
+    texts: dict[tuple[str, ...], str] = {}
+    sentences = split_sentences(statement, matcher) or [statement.strip()]
+    if len(sentences) == 1:
+        texts[_key(scanned.tokens)] = statement
+    else:
+        for sentence in sentences:
+            if all(span in sentence for span in required_spans):
+                texts.setdefault(sentence_key(sentence, matcher), sentence)
+    for cut in _optional_cuts(statement, optional_spans):
+        texts.setdefault(sentence_key(cut, matcher), _display(cut))
+    variants: tuple[_Compiled, ...] = ()
+    if template is not None and slots is not None:
+        variants = tuple(_Compiled(_compile(p.parts, slots, matcher)) for p in template[1])
+    return Declared(
+        keys=frozenset(texts),
+        texts=texts,
+        canonical=_key(scanned.tokens),
+        required=_required_positions(statement, scanned, required_spans),
+        template=None if template is None else template[0],
+        slots=dict(slots or {}),
+        variants=variants,
+        coordinable=frozenset(coordinable),
+    )
+
+
+_SPACE_BEFORE = re.compile(r"\s+([,.;:!?%)\]])")
+_SPACE_AFTER = re.compile(r"([(\[])\s+")
+
+
+def _display(text: str) -> str:
+    """A rendering as a person reads it: no space before closing punctuation."""
+    return _SPACE_AFTER.sub(r"\1", _SPACE_BEFORE.sub(r"\1", " ".join(text.split())))
+
+
+# --- checking one sentence against cited nodes ------------------------------------------------
+
+Reason = Literal[
+    "supported",
+    "not_contained",
+    "variant_not_declared",
+    "undeclared_deletion",
+    "marker_dropped",
+    "required_span_dropped",
+    "aggregation_mismatch",
+]
+
+#: How close a failure came (higher is closer); the closest is reported.
+PROGRESS: Mapping[str, int] = {
+    "not_contained": 0,
+    "variant_not_declared": 1,
+    "undeclared_deletion": 2,
+    "marker_dropped": 3,
+    "required_span_dropped": 4,
+    "aggregation_mismatch": 5,
+    "supported": 6,
+}
+
+
+class SentenceVerdict(NamedTuple):
+    """The support of one claim sentence by cited nodes.
+
+    ``supporters`` holds, per declared sentence the claim sentence was taken apart into,
+    the cited nodes that declare it (one part when the sentence is declared whole). When
+    unsupported, ``reason``, ``node_id`` and ``detail`` describe the closest failure.
+    """
+
+    supporters: tuple[frozenset[str], ...]
+    reason: Reason
+    node_id: str | None = None
+    detail: str = ""
+
+
+def _deleted(key: tuple[str, ...], canonical: tuple[str, ...]) -> list[int] | None:
+    """The positions of ``canonical`` a leftmost alignment of ``key`` in it skips, when
+    ``key`` is a proper subsequence of it; None otherwise."""
+    if len(key) >= len(canonical):
+        return None
+    skipped: list[int] = []
+    i = 0
+    for pos, token in enumerate(canonical):
+        if i < len(key) and key[i] == token:
+            i += 1
+        else:
+            skipped.append(pos)
+    return skipped if i == len(key) else None
+
+
+def _diagnose(key: tuple[str, ...], node_id: str, declared: Declared) -> SentenceVerdict:
+    skipped = _deleted(key, declared.canonical)
+    if skipped is None:
+        reason: Reason = "not_contained" if declared.template is None else "variant_not_declared"
+        return SentenceVerdict((), reason, node_id)
+    words = " ".join(declared.canonical[i] for i in skipped)
+    if declared.required.intersection(skipped):
+        return SentenceVerdict((), "required_span_dropped", node_id, f"drops {words!r}")
+    lost = [declared.canonical[i] for i in skipped if declared.canonical[i] in MARKERS]
+    if lost:
+        return SentenceVerdict((), "marker_dropped", node_id, f"drops {' '.join(lost)!r}")
+    return SentenceVerdict((), "undeclared_deletion", node_id, f"drops {words!r}")
+
+
+def _direct(key: tuple[str, ...], cited: Sequence[tuple[str, Declared]]) -> frozenset[str]:
+    return frozenset(node_id for node_id, declared in cited if declared.declares(key))
+
+
+#: Aggregation reads at most this many ``and`` per sentence and conjuncts this long.
+_MAX_ANDS = 4
+_MAX_CONJUNCT = 8
+
+
+class _Coordination(NamedTuple):
+    head: tuple[str, ...]
+    conjuncts: tuple[tuple[str, ...], ...]
+    tail: tuple[str, ...]
+
+
+def _coordinations(key: tuple[str, ...]) -> Iterator[_Coordination]:
+    """Every reading of ``key`` as ``head C1, C2 ... and Ck tail`` with conjuncts of one
+    length (``, and`` before the last conjunct allowed)."""
+    ands = [i for i, token in enumerate(key) if token == "and"]
+    if len(ands) > _MAX_ANDS:
+        return
+    n = len(key)
+    for a in ands:
+        before = a - 1 if a > 0 and key[a - 1] == "," else a
+        for size in range(1, _MAX_CONJUNCT + 1):
+            if a + 1 + size > n or before - size < 0:
+                break
+            last = key[a + 1 : a + 1 + size]
+            tail = key[a + 1 + size :]
+            start = before - size
+            conjuncts = [key[start:before], last]
+            yield _Coordination(key[:start], tuple(conjuncts), tail)
+            while start - 1 - size >= 0 and key[start - 1] == ",":
+                start -= 1 + size
+                conjuncts.insert(0, key[start : start + size])
+                yield _Coordination(key[:start], tuple(conjuncts), tail)
+
+
+def _contains(key: tuple[str, ...], part: tuple[str, ...]) -> bool:
+    size = len(part)
+    return size > 0 and any(key[i : i + size] == part for i in range(len(key) - size + 1))
+
+
+def _one_slot_apart(
+    nodes: Sequence[Declared], key: tuple[str, ...], matcher: AliasMatcher | None
+) -> str | None:
+    """Why ``nodes`` cannot be aggregated in ``key``, or None when they share a template and
+    differ in exactly one of the slots the sentence mentions."""
+    template = nodes[0].template
+    if template is None or any(d.template != template for d in nodes):
+        return "the coordinated nodes do not share a template"
+    names = sorted(set().union(*(d.slots for d in nodes)))
+    differing = [n for n in names if len({d.slots.get(n) for d in nodes}) > 1]
+    mentioned = [
+        n
+        for n in differing
+        if any(_contains(key, sentence_key(d.slots.get(n, ""), matcher)) for d in nodes)
+    ]
+    if len(mentioned) != 1:
+        return (
+            f"the coordinated nodes differ in {len(mentioned)} mentioned slots "
+            f"({', '.join(mentioned) or 'none'}); aggregation allows exactly one"
+        )
+    if mentioned[0] not in nodes[0].coordinable:
+        return (
+            f"template {template!r} does not declare the slot {mentioned[0]!r} coordinable "
+            "(a reader could take the coordination as one total)"
+        )
+    return None
+
+
+def _aggregate(
+    key: tuple[str, ...],
+    cited: Sequence[tuple[str, Declared]],
+    matcher: AliasMatcher | None,
+) -> tuple[tuple[frozenset[str], ...] | None, SentenceVerdict | None]:
+    """(supporters per conjunct, None) for an aggregation of cited nodes; else (None, the
+    closest aggregation failure or None when no coordination touches a cited node)."""
+    templated = [(i, d) for i, d in cited if d.template is not None]
+    if len(templated) < 2:
+        return None, None
+    failure: SentenceVerdict | None = None
+    for reading in _coordinations(key):
+        parts = [(*reading.head, *c, *reading.tail) for c in reading.conjuncts]
+        found = [_direct(p, templated) for p in parts]
+        if not any(found):
+            continue
+        chosen = _distinct(found)
+        if chosen is None:
+            failure = failure or SentenceVerdict(
+                (),
+                "aggregation_mismatch",
+                next(iter(next(f for f in found if f))),
+                "a conjunct is stated by no cited node of the template",
+            )
+            continue
+        by_id = dict(templated)
+        why = _one_slot_apart([by_id[i] for i in chosen], key, matcher)
+        if why is not None:
+            failure = failure or SentenceVerdict((), "aggregation_mismatch", chosen[0], why)
+            continue
+        return tuple(frozenset({i}) for i in chosen), None
+    return None, failure
+
+
+def _distinct(found: Sequence[frozenset[str]]) -> list[str] | None:
+    """One different node per conjunct, or None when no such choice exists."""
+
+    def pick(i: int, used: tuple[str, ...]) -> list[str] | None:
+        if i == len(found):
+            return list(used)
+        for node_id in sorted(found[i]):
+            if node_id not in used:
+                got = pick(i + 1, (*used, node_id))
+                if got is not None:
+                    return got
+        return None
+
+    return pick(0, ())
+
+
+def _joins(key: tuple[str, ...], bare_and: bool = False) -> list[tuple[int, int]]:
+    """Clause joins of ``key``: (end of the clause before, start of the clause after) at
+    every ``;`` and every ``, and`` (and, with ``bare_and``, every other ``and``)."""
+    out: list[tuple[int, int]] = []
+    for i, token in enumerate(key):
+        if token == ";":
+            out.append((i, i + 1))
+        elif token == "," and i + 1 < len(key) and key[i + 1] == "and":
+            out.append((i, i + 2))
+        elif bare_and and token == "and" and i > 0 and key[i - 1] != ",":
+            out.append((i, i + 1))
+    return out
+
+
+_MAX_JOINS = 4
+
+
+def _split_at(key: tuple[str, ...], joins: Sequence[tuple[int, int]]) -> list[tuple[str, ...]]:
+    parts: list[tuple[str, ...]] = []
+    start = 0
+    for end, nxt in joins:
+        parts.append(key[start:end])
+        start = nxt
+    parts.append(key[start:])
+    return parts
+
+
+def support_sentence(
+    key: tuple[str, ...],
+    cited: Sequence[tuple[str, Declared]],
+    matcher: AliasMatcher | None = None,
+    allowed: Iterable[str] | None = None,
+) -> SentenceVerdict:
+    """Which cited nodes support one claim sentence (its :func:`sentence_key`).
+
+    The sentence is declared whole by some cited node; or it aggregates cited nodes of
+    one template; or it joins whole declared (or aggregated) sentences at ``;`` / ``, and``.
+    ``allowed`` (node ids) narrows which supporters make the whole sentence count first;
+    when no reading rests on them, a reading on any cited node is returned.
+    """
+    if not key:
+        return SentenceVerdict((), "not_contained")
+    wanted = None if allowed is None else frozenset(allowed)
+    direct = _direct(key, cited)
+    if direct and (wanted is None or direct & wanted):
+        return SentenceVerdict((direct,), "supported")
+    readings: list[tuple[frozenset[str], ...]] = []
+    failure: SentenceVerdict | None = None
+    aggregated, agg_failure = _aggregate(key, cited, matcher)
+    if aggregated is not None:
+        readings.append(aggregated)
+    failure = agg_failure
+    # Whole declared sentences may be joined by a bare ``and`` too: each side must be a
+    # sentence a cited node declares on its own, so no word of one is read into the other.
+    joins = _joins(key, bare_and=True)
+    if joins and len(joins) <= _MAX_JOINS:
+        for mask in range(1, 1 << len(joins)):
+            chosen = [j for n, j in enumerate(joins) if mask >> n & 1]
+            parts = _split_at(key, chosen)
+            found = _parts_support(parts, cited, matcher)
+            if found is not None:
+                readings.append(found)
+    for reading in readings:
+        if wanted is None or all(part & wanted for part in reading):
+            return SentenceVerdict(reading, "supported")
+    if direct:
+        return SentenceVerdict((direct,), "supported")
+    if readings:
+        return SentenceVerdict(readings[0], "supported")
+    closest = failure
+    for node_id, declared in cited:
+        verdict = _diagnose(key, node_id, declared)
+        if closest is None or PROGRESS[verdict.reason] > PROGRESS[closest.reason]:
+            closest = verdict
+    return closest or SentenceVerdict((), "not_contained")
+
+
+def _parts_support(
+    parts: Sequence[tuple[str, ...]],
+    cited: Sequence[tuple[str, Declared]],
+    matcher: AliasMatcher | None,
+) -> tuple[frozenset[str], ...] | None:
+    out: list[frozenset[str]] = []
+    for part in parts:
+        direct = _direct(part, cited)
+        if direct:
+            out.append(direct)
+            continue
+        aggregated, _ = _aggregate(part, cited, matcher)
+        if aggregated is None:
+            return None
+        out.extend(aggregated)
+    return tuple(out)
+
+
+# --- free text (no declared variation) ---------------------------------------------------------
+
+FreeReason = Literal[
+    "supported",
+    "unreadable",
+    "empty_claim",
+    "not_contained",
+    "undeclared_deletion",
+    "clause_cut",
+    "marker_dropped",
+]
+
+#: How close a free-text failure came (higher is closer).
+FREE_PROGRESS: Mapping[str, int] = {
+    "unreadable": 0,
+    "empty_claim": 0,
+    "not_contained": 1,
+    "undeclared_deletion": 2,
+    "clause_cut": 3,
+    "marker_dropped": 4,
+    "supported": 5,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FreeSentence:
+    """One passage sentence prepared for free-text checks: tokens and clause bounds."""
+
+    text: str
+    tokens: tuple[str, ...]
+    kinds: tuple[int, ...]
+    #: Token positions where a coordinate clause starts, and where one ends (exclusive).
+    starts: tuple[int, ...]
+    ends: frozenset[int]
+
+    @classmethod
+    def of(cls, text: str, matcher: AliasMatcher | None = None) -> FreeSentence:
+        scanned = _scan(text, matcher)
+        tokens = _key(scanned.tokens)
+        starts = [0]
+        ends = {len(tokens)}
+        for end, nxt in _joins(tokens):
+            ends.add(end)
+            starts.append(nxt)
+        return cls(text, tokens, scanned.kinds[: len(tokens)], tuple(starts), frozenset(ends))
+
+
+def free_sentences(text: str, matcher: AliasMatcher | None = None) -> tuple[FreeSentence, ...]:
+    """A passage as free-text sentences (entity-aware segmenter)."""
+    pieces = split_sentences(text, matcher) or ([text.strip()] if text.strip() else [])
+    return tuple(FreeSentence.of(piece, matcher) for piece in pieces)
+
+
+class FreeVerdict(NamedTuple):
+    """The verdict of one answer sentence against one passage sentence."""
+
+    supported: bool
+    reason: FreeReason
+    start: int = 0
+    end: int = 0
+    detail: str = ""
+
+
+def _has_marker(tokens: Sequence[str]) -> str | None:
+    return next((t for t in tokens if t in MARKERS), None)
+
+
+def _free_at(key: tuple[str, ...], sentence: FreeSentence, start: int) -> FreeVerdict:
+    """The verdict when ``key`` occurs in ``sentence`` at ``start``."""
+    tokens = sentence.tokens
+    end = start + len(key)
+    if start not in sentence.starts or end not in sentence.ends:
+        return FreeVerdict(False, "clause_cut", start, end, "does not run from clause to clause")
+    head = tokens[:start]
+    if start:
+        clause = tokens[: start - (1 if tokens[start - 1] == ";" else 2)]
+        if any(k == _OTHER for k in sentence.kinds[: len(clause)]):
+            return FreeVerdict(
+                False, "clause_cut", start, end, "drops a clause with a fronted phrase"
+            )
+    lost = _has_marker(head) or _has_marker(tokens[end:])
+    if lost is not None:
+        return FreeVerdict(False, "marker_dropped", start, end, f"drops a clause holding {lost!r}")
+    return FreeVerdict(True, "supported", start, end)
+
+
+def check_free_sentence(key: tuple[str, ...], sentence: FreeSentence) -> FreeVerdict:
+    """One answer sentence (its :func:`sentence_key`) against one passage sentence."""
+    if not key:
+        return FreeVerdict(False, "empty_claim")
+    tokens = sentence.tokens
+    best: FreeVerdict | None = None
+    size = len(key)
+    for start in range(len(tokens) - size + 1):
+        if tokens[start : start + size] == key:
+            verdict = _free_at(key, sentence, start)
+            if verdict.supported:
+                return verdict
+            if best is None or FREE_PROGRESS[verdict.reason] > FREE_PROGRESS[best.reason]:
+                best = verdict
+    if best is not None:
+        return best
+    skipped = _deleted(key, tokens)
+    if skipped is not None:
+        lost = [tokens[i] for i in skipped if tokens[i] in MARKERS]
+        words = " ".join(tokens[i] for i in skipped)
+        if lost:
+            return FreeVerdict(False, "marker_dropped", detail=f"drops {' '.join(lost)!r}")
+        return FreeVerdict(False, "undeclared_deletion", detail=f"drops {words!r}")
+    return FreeVerdict(False, "not_contained")
+
+
+def is_supported(claim: str, passage: str, matcher: AliasMatcher | None = None) -> bool:
+    """The v4 predicate on free text: every sentence of ``claim`` equals, after the universal
+    equivalences, a run of whole coordinate clauses of one sentence of ``passage``, and no
+    dropped clause holds a marker. Text a reader sees differently is refused."""
+    if reader_issue(claim) is not None:
+        return False
+    prepared = free_sentences(passage, matcher)
+    pieces = split_sentences(claim, matcher) or ([claim.strip()] if claim.strip() else [])
+    if not pieces:
+        return False
+    for piece in pieces:
+        key = sentence_key(piece, matcher)
+        if not any(check_free_sentence(key, s).supported for s in prepared):
+            return False
+    return True
