@@ -24,11 +24,12 @@ CARD = Passage("card", "The Gold card earns 4x points on groceries.")
 
 
 def test_all_sentences_supported() -> None:
-    result = check_answer("Rent is $1,250 a month. The Gold card earns 4x points.", [LEASE, CARD])
+    answer = "Rent is $1,250 a month. The Gold card earns 4x points on groceries."
+    result = check_answer(answer, [LEASE, CARD])
     assert result.all_claims_verified and not result.refused
     assert result.unsupported_claims_removed == 0
     assert [c.passage_id for c in result.claims] == ["lease", "card"]
-    assert result.answer == "Rent is $1,250 a month. The Gold card earns 4x points."
+    assert result.answer == answer
 
 
 def test_unsupported_sentences_are_removed_with_reasons() -> None:
@@ -38,7 +39,7 @@ def test_unsupported_sentences_are_removed_with_reasons() -> None:
     assert (dropped.supported, dropped.reason, dropped.closest_passage_id) == (
         False, "marker_dropped", "lease"
     )  # fmt: skip
-    assert [(d.marker, d.claim_count, d.span_count) for d in dropped.dropped] == [("not", 0, 1)]
+    assert dropped.detail == "drops 'not without'"
     assert kept.supported and kept.passage_id == "lease" and kept.span is not None
     # "the" and "is" both occur in the lease; only "the" in the card passage.
     assert unknown.reason == "not_contained" and unknown.closest_passage_id == "lease"
@@ -85,8 +86,8 @@ def test_to_dict_is_json_serializable() -> None:
     data = json.loads(json.dumps(result.to_dict()))
     assert data["format"] == "verity.answer_result/1"
     assert data["unsupported_claims_removed"] == 1
-    assert data["claims"][0]["dropped"] == [{"marker": "not", "claim_count": 0, "span_count": 1}]
-    # The span is in v3 tokens of the supporting passage sentence (the second one).
+    assert data["claims"][0]["detail"] == "drops 'not without'"
+    # The span is in v4 tokens of the supporting passage sentence (the second one).
     assert data["claims"][1]["passage_sentence"] == 1
     assert data["claims"][1]["span"] == {"start": 0, "end": 5}
     assert set(data) == {
@@ -176,7 +177,7 @@ def test_cli_readable_output_names_markers(
     main(["check-answer", *paths])
     out = capsys.readouterr().out
     assert "REMOVE [marker_dropped; closest lease]" in out
-    assert "marker 'not': 1 in passage span, 0 in sentence" in out
+    assert "drops 'not without'" in out
     assert REFUSAL in out
 
 

@@ -175,7 +175,7 @@ def _check_sentence(
     if issue is not None:
         return ClaimCheck(sentence, False, "unreadable", detail=f"{issue[0]}: {issue[1]!r}")
     key = sentence_key(sentence, matcher)
-    if not key:
+    if not any(ch.isalnum() for ch in sentence):  # punctuation alone states nothing
         return ClaimCheck(sentence, False, "empty_claim")
     best: tuple[Passage, int, FreeVerdict] | None = None
     for passage, sentences in prepared:

@@ -18,8 +18,8 @@ and how many controls it falsely rejects (lower is better). Checkers:
 
 * ``v1``: token-set containment (:func:`verity.text.align.is_supported_v1`);
 * ``v2``: the pinned predicate (:func:`verity.text.align.is_supported_v2`);
-* ``v3``: the hardened predicate strict and check-answer call
-  (:func:`verity.text.align_v3.is_supported_v3`);
+* ``v4``: the free-text rule check-answer calls (:func:`verity.is_supported`): whole
+  coordinate clauses of one passage sentence, nothing deleted inside;
 * ``v2-no-guard``: ordered gap-bounded containment without the polarity guard;
 * ``contiguous``: the claim's tokens must occur as one contiguous run (no gaps);
 * ``embedding``: cosine similarity of all-MiniLM-L6-v2 embeddings >= 0.7
@@ -54,7 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 from verity.bench import embedding_checker  # noqa: E402
 from verity.text.align import align, is_supported_v1, is_supported_v2  # noqa: E402
-from verity.text.align_v3 import is_supported_v3  # noqa: E402
+from verity.text.predicates import is_supported  # noqa: E402
 from verity.text.tokens import tokenize  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "attacks.json"
@@ -116,7 +116,7 @@ def _embedding(claim: str, passage: str) -> bool:
 CHECKERS: list[Checker] = [
     Checker("v1", is_supported_v1, "token-set containment"),
     Checker("v2", is_supported_v2, "ordered, gap-bounded (4, 8) + polarity guard"),
-    Checker("v3", is_supported_v3, "v2 + reader view, barriers, anchoring, clause guard"),
+    Checker("v4", is_supported, "whole coordinate clauses, no deletion, reader view"),
     Checker("v2-no-guard", _v2_without_guard, "ordered, gap-bounded (4, 8), no guard"),
     Checker("contiguous", _contiguous, "contiguous token run, no gaps"),
     Checker(

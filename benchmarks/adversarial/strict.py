@@ -1,18 +1,18 @@
 """Whole narrations against the gate profiles: attacks shipped and controls refused, per
-class, with the v3 rules ablated one at a time.
+class and style, on each fixture set.
 
 Run from the repository root::
 
     .venv/bin/python benchmarks/adversarial/strict.py [--json] [--verbose]
-    PYTHONPATH=OLD .venv/bin/python benchmarks/adversarial/strict.py --root OLD --no-ablations
+    PYTHONPATH=OLD .venv/bin/python benchmarks/adversarial/strict.py --root OLD
 
 Data (written for this project): ``structured_attacks.json`` (false narrations of
 checked-in graphs, by escape class), ``structured_controls.json`` (true narrations in
 the style of a capable model, by style) and ``freetext.json`` (check-answer attacks and
 controls). An attack *escapes* when a false claim ships or the shipped answer holds a
 sentence that no single shipped claim states; a control is *accepted* when every claim
-ships. ``--root`` measures another checkout (its graphs and its code on PYTHONPATH); the
-ablations need this checkout's private switches and are skipped elsewhere. ``--timing``
+ships. ``--root`` measures another checkout (its graphs and its code on PYTHONPATH) on
+these fixtures. ``--timing``
 adds strict's throughput on the controls (claims per second, one core).
 """
 
@@ -29,17 +29,12 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 
-ABLATIONS = (
-    "reader",
-    "symbols",
-    "barriers",
-    "anchoring",
-    "required",
-    "clause_guard",
-    "object_cut",
-    "extra_markers",
-    "type_binding",
-    "and_readings",
+#: The fixture sets: (name, attacks, controls, free text). ``v4`` holds the classes the
+#: declared-variation design was written against (coordination, deleted verbs, intention
+#: verbs, comparators, recombined objects, compound heads, dashes as signs, ...).
+SETS = (
+    ("v3-era", "structured_attacks.json", "structured_controls.json", "freetext.json"),
+    ("v4", "v4_attacks.json", "v4_controls.json", "v4_freetext.json"),
 )
 
 
@@ -49,12 +44,14 @@ def _tally(outcomes: list[Any], hit: str) -> tuple[int, dict[str, str]]:
     return sum(hits.values()), {g: f"{hits[g]}/{total[g]}" for g in total}
 
 
-def measure(root: str) -> dict[str, Any]:
+def _measure_set(
+    root: str, attacks_file: str, controls_file: str, free_file: str
+) -> dict[str, Any]:
     import harness
 
-    attacks = harness.load("structured_attacks.json")["cases"]
-    controls = harness.load("structured_controls.json")["cases"]
-    free = harness.load("freetext.json")
+    attacks = harness.load(attacks_file)["cases"]
+    controls = harness.load(controls_file)["cases"]
+    free = harness.load(free_file)
     accepts = harness.answer_checker("check_answer")
     out: dict[str, Any] = {}
     for profile in ("paper", "strict"):
@@ -62,6 +59,7 @@ def measure(root: str) -> dict[str, Any]:
         con = harness.judge_all(controls, profile, root, group_key="style")
         escaped, by_class = _tally(att, "escaped")
         accepted, by_style = _tally(con, "all_shipped")
+        card = [o for o, c in zip(con, controls, strict=True) if c["graph"].startswith("card/")]
         out[profile] = {
             "attacks": len(att),
             "escaped": escaped,
@@ -69,6 +67,8 @@ def measure(root: str) -> dict[str, Any]:
             "escaped_ids": [o.id for o in att if o.escaped],
             "controls": len(con),
             "accepted": accepted,
+            "card_controls": len(card),
+            "card_accepted": sum(o.all_shipped for o in card),
             "accepted_by_style": by_style,
             "refused_ids": [o.id for o in con if not o.all_shipped],
         }
@@ -89,21 +89,9 @@ def measure(root: str) -> dict[str, Any]:
     return out
 
 
-def ablations(root: str) -> dict[str, Any]:
-    from verity.text.align_v3 import _ablated
-
-    out = {}
-    for rule in ABLATIONS:
-        with _ablated(**{rule: False}):
-            result = measure(root)
-        out[rule] = {
-            "strict_escaped": result["strict"]["escaped"],
-            "strict_escaped_by_class": result["strict"]["escaped_by_class"],
-            "strict_accepted": result["strict"]["accepted"],
-            "check_answer_accepted": result["check_answer"]["accepted"],
-            "check_answer_rejected": result["check_answer"]["rejected"],
-        }
-    return out
+def measure(root: str) -> dict[str, Any]:
+    """Every fixture set under both profiles and check-answer."""
+    return {name: _measure_set(root, *files) for name, *files in SETS}
 
 
 def timing(root: str, rounds: int = 20) -> dict[str, float]:
@@ -129,42 +117,34 @@ def timing(root: str, rounds: int = 20) -> dict[str, float]:
     return best
 
 
-def render(result: dict[str, Any], abl: dict[str, Any] | None, verbose: bool) -> str:
+def render(result: dict[str, Any], verbose: bool) -> str:
     lines = []
-    for profile in ("paper", "strict"):
-        r = result[profile]
+    for name, found in result.items():
+        if name == "timing":
+            continue
+        lines.append(f"[{name}]")
+        for profile in ("paper", "strict"):
+            r = found[profile]
+            lines.append(
+                f"{profile}: attacks escaped {r['escaped']}/{r['attacks']} "
+                + ", ".join(f"{k} {v}" for k, v in r["escaped_by_class"].items())
+            )
+            lines.append(
+                f"{profile}: controls accepted {r['accepted']}/{r['controls']} "
+                f"(card graphs {r['card_accepted']}/{r['card_controls']}) "
+                + ", ".join(f"{k} {v}" for k, v in r["accepted_by_style"].items())
+            )
+            if verbose:
+                lines.append(f"  escaped: {r['escaped_ids'] or '-'}")
+                lines.append(f"  refused controls: {r['refused_ids'] or '-'}")
+        c = found["check_answer"]
         lines.append(
-            f"{profile}: attacks escaped {r['escaped']}/{r['attacks']} "
-            + ", ".join(f"{k} {v}" for k, v in r["escaped_by_class"].items())
-        )
-        lines.append(
-            f"{profile}: controls accepted {r['accepted']}/{r['controls']} "
-            + ", ".join(f"{k} {v}" for k, v in r["accepted_by_style"].items())
+            f"check-answer: attacks accepted {c['accepted']}/{c['attacks']}, "
+            f"controls rejected {c['rejected']}/{c['controls']}"
         )
         if verbose:
-            lines.append(f"  escaped: {r['escaped_ids'] or '-'}")
-            lines.append(f"  refused controls: {r['refused_ids'] or '-'}")
-    c = result["check_answer"]
-    lines.append(
-        f"check-answer: attacks accepted {c['accepted']}/{c['attacks']}, "
-        f"controls rejected {c['rejected']}/{c['controls']}"
-    )
-    if verbose:
-        lines.append(f"  accepted: {c['accepted_ids'] or '-'}")
-        lines.append(f"  rejected: {c['rejected_ids'] or '-'}")
-    if abl:
-        lines += [
-            "",
-            "ablations (v3 without one rule)",
-            f"{'rule off':<15}{'strict esc':>12}"
-            f"{'controls ok':>13}{'free acc':>10}{'free rej':>10}  escapes by class",
-        ]
-        for rule, a in abl.items():
-            lines.append(
-                f"{rule:<15}{a['strict_escaped']:>12}{a['strict_accepted']:>13}"
-                f"{a['check_answer_accepted']:>10}{a['check_answer_rejected']:>10}  "
-                + ", ".join(f"{k} {v}" for k, v in a["strict_escaped_by_class"].items())
-            )
+            lines.append(f"  accepted: {c['accepted_ids'] or '-'}")
+            lines.append(f"  rejected: {c['rejected_ids'] or '-'}")
     return "\n".join(lines)
 
 
@@ -173,18 +153,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", default=str(ROOT), help="checkout whose graphs to use")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--verbose", action="store_true")
-    parser.add_argument("--no-ablations", action="store_true")
     parser.add_argument("--timing", action="store_true")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(HERE))
     result = measure(args.root)
-    abl = None if args.no_ablations else ablations(args.root)
     if args.timing:
         result["timing"] = timing(args.root)
     if args.json:
-        print(json.dumps({"result": result, "ablations": abl}, indent=2))
+        print(json.dumps({"result": result}, indent=2))
     else:
-        print(render(result, abl, args.verbose))
+        print(render(result, args.verbose))
         if args.timing:
             print("throughput: " + ", ".join(f"{k} {v:,.0f}" for k, v in result["timing"].items()))
     return 0

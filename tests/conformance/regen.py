@@ -28,13 +28,15 @@ from verity.text.align import (  # noqa: E402
     is_supported_v1,
     is_supported_v2,
 )
-from verity.text.align_v3 import (  # noqa: E402
-    CONJUNCTIONS,
-    EXTRA_MARKERS,
-    check_support_v3,
-)
+from verity.text.predicates import is_supported  # noqa: E402
 from verity.text.segment import split_sentences  # noqa: E402
 from verity.text.tokens import tokenize, tokenize_v1  # noqa: E402
+from verity.text.variation import (  # noqa: E402
+    EXTRA_MARKERS,
+    check_free_sentence,
+    free_sentences,
+    sentence_key,
+)
 
 ALIASES = {
     "amex_gold": "amex_gold",
@@ -240,9 +242,9 @@ def _predicates() -> dict[str, Any]:
     }
 
 
-#: v3 cases: (claim, passage, required spans, with aliases). Every v2 predicate case is a
-#: v3 case too (without required spans), so the file shows where v3 is narrower.
-V3_CASES: list[tuple[str, str, list[str], bool]] = [
+#: v4 free-text cases: (claim, passage, unused, with aliases). Every v2 predicate case is a
+#: v4 case too, so the file shows where v4 is narrower.
+V4_CASES: list[tuple[str, str, list[str], bool]] = [
     # reader view
     (
         "The tenant shall not\nsublet the apartment.",
@@ -351,7 +353,7 @@ V3_CASES: list[tuple[str, str, list[str], bool]] = [
 ]
 
 
-def _v3() -> dict[str, Any]:
+def _v4() -> dict[str, Any]:
     matcher = AliasMatcher(
         {
             "gold_dining": "gold_dining",
@@ -361,27 +363,26 @@ def _v3() -> dict[str, Any]:
         }
     )
     cases = []
-    inputs = [(c, p, [], False) for c, p in PREDICATE_CASES] + V3_CASES
-    for claim, passage, required, aliased in inputs:
-        support = check_support_v3(
-            claim, passage, matcher if aliased else None, required_spans=required
-        )
+    inputs = [(c, p, [], False) for c, p in PREDICATE_CASES] + V4_CASES
+    for claim, passage, _unused, aliased in inputs:
+        m = matcher if aliased else None
+        key = sentence_key(claim, m)
+        verdicts = [check_free_sentence(key, s) for s in free_sentences(passage, m)]
+        best = next((v for v in verdicts if v.supported), verdicts[0] if verdicts else None)
         cases.append(
             {
                 "claim": claim,
                 "passage": passage,
-                "required_spans": required,
                 "aliases": aliased,
-                "v2": is_supported_v2(claim, passage, matcher if aliased else None),
-                "v3": support.supported,
-                "reason": support.reason,
+                "v2": is_supported_v2(claim, passage, m),
+                "v4": is_supported(claim, passage, m),
+                "reason": None if best is None else best.reason,
             }
         )
     return {
-        "format": "verity.conformance.predicates_v3/1",
+        "format": "verity.conformance.predicates_v4/1",
         "aliases": {"gold_dining": ["Gold Dining"], "flat_two": [], "dining": []},
         "extra_markers": sorted(EXTRA_MARKERS),
-        "conjunctions": sorted(CONJUNCTIONS),
         "cases": cases,
     }
 
@@ -391,7 +392,7 @@ FILES = {
     "segment.json": _segments,
     "align.json": _align,
     "predicates.json": _predicates,
-    "predicates_v3.json": _v3,
+    "predicates_v4.json": _v4,
 }
 
 

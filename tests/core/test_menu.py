@@ -99,9 +99,9 @@ def test_menu_items_are_the_statements_with_their_mentions_and_companions() -> N
     graph = load_graph(_solved(7, "max_value"))
     for item in menu_items(graph):
         node = graph.nodes[item.node_id]
-        if item.text != node.statement:  # a sub-statement keeping every required span
-            assert node.required_spans
-            assert node.statement.startswith(item.text.rstrip("."))
+        if item.text != node.statement:  # a declared cut: optional spans dropped
+            assert node.optional_spans
+            assert item.text in graph.declared(node.id).cuts()
             assert all(span in item.text for span in node.required_spans)
         assert item.cited_evidence_ids[0] == node.id
         assert set(item.numbers) <= set(node.numbers)
@@ -126,55 +126,39 @@ def test_menu_is_deterministic() -> None:
     )
 
 
-def _with_spans(data: dict[str, Any], spans: dict[str, list[str]]) -> EvidenceGraph:
-    out = copy.deepcopy(data)
-    for node in out["nodes"]:
-        if node["id"] in spans:
-            node["required_spans"] = spans[node["id"]]
-    return load_graph(out)
-
-
-def test_sub_statements_keep_every_required_span_and_pass() -> None:
-    data = _solved(7, "max_value")
-    by_id = {n["id"]: n for n in data["nodes"]}
-    winners = [n["id"] for n in data["nodes"] if n["type"] == "WINNER_BY_CATEGORY"]
-    spans: dict[str, list[str]] = {}
-    for node_id in winners:
-        statement = by_id[node_id]["statement"]
-        spans[node_id] = [statement.split(",")[0]]
-    tied = [i for i in winners if "tied with" in by_id[i]["statement"]]
-    assert tied
-    for node_id in tied:
-        spans[node_id].append("tied with")  # a tie may not be dropped
-    graph = _with_spans(data, spans)
+def test_sub_statements_are_the_declared_cuts_and_pass() -> None:
+    graph = load_graph(_solved(7, "max_value"))
     items = menu_items(graph)
     assert _failures(graph, items) == []
     subs = [i for i in items if i.text != graph.nodes[i.node_id].statement]
-    assert subs, "a node with required spans offers its shorter sub-statements"
+    assert subs, "a node with optional spans offers its shorter sub-statements"
     for item in subs:
         node = graph.nodes[item.node_id]
+        assert item.text in graph.declared(node.id).cuts()
         assert all(span in item.text for span in node.required_spans)
         assert len(item.text) < len(node.statement) and item.text.endswith(".")
-        assert set(item.numbers) <= set(node.numbers)
         assert item.numbers == tuple(x for x in node.numbers if x in item.text)
-    assert not set(tied) & {i.node_id for i in subs}  # their tie clauses stay
+    tied = {n.id for n in graph.model.nodes if "tied with" in n.statement}
+    assert tied and not tied & {i.node_id for i in subs}  # their tie clauses stay
     assert menu_items(graph, substatements=False) == [
         i for i in items if i.text == graph.nodes[i.node_id].statement
     ]
 
 
-def test_no_sub_statements_without_required_spans() -> None:
-    data = _solved(7, "max_value")
+def test_no_sub_statements_without_optional_spans() -> None:
+    data = copy.deepcopy(_solved(7, "max_value"))
     for node in data["nodes"]:
-        node.pop("required_spans", None)
+        node.pop("optional_spans", None)
     graph = load_graph(data)
     assert all(i.text == graph.nodes[i.node_id].statement for i in menu_items(graph))
 
 
 def test_remaining_items_drop_every_item_of_a_narrated_node() -> None:
     data = _solved(7, "max_value")
-    first = next(n for n in data["nodes"] if n["type"] == "WINNER_BY_CATEGORY")
-    graph = _with_spans(data, {first["id"]: [first["statement"].split(",")[0]]})
+    first = next(
+        n for n in data["nodes"] if n.get("optional_spans") and n["type"] == "WINNER_BY_CATEGORY"
+    )
+    graph = load_graph(data)
     items = menu_items(graph)
     of_first = [i for i in items if i.node_id == first["id"]]
     assert len(of_first) == 2  # the statement and its first clause

@@ -30,7 +30,6 @@ from verity import (
     GraphError,
     InputError,
     check_answer,
-    is_supported_v1,
     is_supported_v2,
     load_graph,
     verify,
@@ -40,6 +39,7 @@ from verity.core.gates import Finding, Gate, gates_for
 from verity.core.graph import EvidenceGraph
 from verity.core.report import Report
 from verity.stream import verify_lines
+from verity.text.align import is_supported_v1
 
 GRAPH = load_graph(CARD_SMALL)
 

@@ -26,7 +26,7 @@ from tests.robustness.strategies import CARD_SMALL, INJECTIONS, ROBUST, well_typ
 from verity import MAX_CLAIM_TEXT, load_graph, verify
 from verity.core.gates import _READER_CODES
 from verity.core.report import ClaimVerdict
-from verity.text.align_v3 import reader_issue
+from verity.text.reader import reader_issue
 
 GRAPH = load_graph(CARD_SMALL)
 

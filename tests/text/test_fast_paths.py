@@ -10,31 +10,13 @@ from hypothesis import strategies as st
 
 from tests.robustness.strategies import CARD_SMALL, GRAPH_ALIASES, ROBUST, hostile_text
 from verity.core.graph import load_graph
-from verity.text import align_v3, segment
+from verity.text import reader, segment, variation
 from verity.text import tokens as text_module
 from verity.text.aliases import AliasMatcher
-from verity.text.align_v3 import ClaimV3, _scan
 from verity.text.normalize import normalize
 from verity.text.numbers import NUMBER_RE, NUMBER_START
 
 GRAPH = load_graph(CARD_SMALL)
-
-
-@ROBUST
-@given(hostile_text)
-def test_claim_tokens_equal_the_full_scan(text: str) -> None:
-    for matcher in (None, GRAPH.matcher):
-        full = _scan(normalize(text), matcher)
-        claim = ClaimV3.of(text, matcher)
-        assert (claim.tokens, claim.kinds) == (full.values, full.kinds)
-
-
-def test_claim_tokens_of_every_kind_equal_the_full_scan() -> None:
-    text = "Gold Dining earns 4x, not $1,250.00 (on dining); see <b> & ± — x ~ 5 %."
-    full = _scan(normalize(text), GRAPH.matcher)
-    assert set(full.kinds) == {0, 1, 2, 3, 4}
-    claim = ClaimV3.of(text, GRAPH.matcher)
-    assert (claim.tokens, claim.kinds) == (full.values, full.kinds)
 
 
 def _unguarded(pattern: str, flags: int = 0) -> re.Pattern[str]:
@@ -81,7 +63,7 @@ def test_first_character_guards_change_no_match(text: str) -> None:
         assert [m.span() for m in matcher.regex.finditer(normalized)] == [
             m.span() for m in plain.finditer(normalized)
         ]
-        for scanner in (align_v3._scanner(matcher.regex.pattern), text_module._scanner(None)):
+        for scanner in (variation._scanner(matcher.regex.pattern), text_module._scanner(None)):
             reference = _unguarded(scanner.pattern)
             assert NUMBER_GUARD not in reference.pattern
             assert [(m.span(), m.lastindex) for m in scanner.finditer(normalized)] == [
@@ -96,81 +78,6 @@ def test_entity_of_collapses_whitespace_and_refuses_unknown_forms() -> None:
     assert matcher.entity_of("flat_two") == "flat_two"
     with pytest.raises(KeyError):
         matcher.entity_of("gold")
-
-
-# --- v3 alignment: bit sets against the position-by-position search ----------------------
-
-_ALIGN_WORDS = st.sampled_from(["a", "b", "c", "not", "and", ",", "<5x>", "gold"])
-
-
-@st.composite
-def _alignments(draw: st.DrawFn) -> tuple[list[str], list[bool], list[str]]:
-    """A passage, its barriers, and a claim: mostly a subsequence of the passage (so
-    that it aligns, with gaps of every size), sometimes with a token changed."""
-    passage = draw(st.lists(_ALIGN_WORDS, min_size=1, max_size=40))
-    barriers = draw(st.lists(st.booleans(), min_size=len(passage), max_size=len(passage)))
-    picked = draw(st.lists(st.integers(0, len(passage) - 1), min_size=1, max_size=12))
-    claim = [passage[i] for i in sorted(set(picked))]
-    if draw(st.booleans()):
-        at = draw(st.integers(0, len(claim) - 1))
-        claim[at] = draw(_ALIGN_WORDS)
-    return passage, barriers, claim
-
-
-@ROBUST
-@given(_alignments())
-def test_bit_set_alignment_equals_the_position_search(
-    case: tuple[list[str], list[bool], list[str]],
-) -> None:
-    """_max_end (bit sets) and _max_end_states give the same end from every start, for
-    any barrier pattern, including gaps that reach the budget (4 single, 8 in all)."""
-    passage, barriers, claim = case
-    sent = _sentence_of(passage, barriers)
-    rules = align_v3._rules_now()
-    for start in sent.positions.get(claim[0], ()):
-        assert align_v3._max_end(claim, sent, start, rules) == align_v3._max_end_states(
-            claim, sent, start, rules
-        )
-
-
-def test_bit_set_alignment_stops_at_the_gap_budget_and_at_barriers() -> None:
-    rules = align_v3._rules_now()
-    words = ["x", "a", "a", "a", "a", "y", "a", "a", "a", "a", "z"]
-    sent = _sentence_of(words, [False] * len(words))
-    assert align_v3._max_end(["x", "y", "z"], sent, 0, rules) == 11  # gaps 4 + 4
-    assert align_v3._max_end(["x", "z"], sent, 0, rules) is None  # one gap of 9
-    longer = _sentence_of([*words, "a", "w"], [False] * (len(words) + 2))
-    assert align_v3._max_end(["x", "y", "z"], longer, 0, rules) == 11
-    assert align_v3._max_end(["x", "y", "z", "w"], longer, 0, rules) is None  # 9 in all
-    blocked = _sentence_of(words, [w == "y" for w in words])
-    assert align_v3._max_end(["x", "y"], blocked, 0, rules) == 6  # y itself may be matched
-    assert align_v3._max_end(["x", "y", "a"], sent, 0, rules) == 10  # the last a within 4
-    assert align_v3._max_end(["x", "a", "a"], sent, 0, rules) == 10  # 2nd a: skips y
-    assert align_v3._max_end(["x", "a", "a"], blocked, 0, rules) == 5  # y is not skipped
-    for claim in (["x", "y", "z"], ["x", "y"], ["x", "z"], ["x", "a", "a"], ["x", "y", "a"]):
-        for sent_ in (sent, blocked):
-            assert align_v3._max_end(claim, sent_, 0, rules) == align_v3._max_end_states(
-                claim, sent_, 0, rules
-            )
-
-
-def _sentence_of(tokens: list[str], barrier: list[bool]) -> align_v3.SentenceV3:
-    bits, open_bits = align_v3._bit_sets(tokens, barrier)
-    n = len(tokens)
-    return align_v3.SentenceV3(
-        tokens=tuple(tokens),
-        markers=tuple(None for _ in tokens),
-        barrier=tuple(barrier),
-        first_entity=None,
-        unit_start=(0,) * n,
-        unit_end=(n,) * n,
-        clause_end=(n,) * n,
-        required=(),
-        has_entities=False,
-        bits=bits,
-        open_bits=open_bits,
-        has_markers=False,
-    )
 
 
 # --- the segmenter's shortcut for text with no inner candidate ---------------------------
@@ -284,8 +191,8 @@ def test_alias_trie_takes_the_longest_form_that_ends_a_word() -> None:
 def test_markup_guard_changes_no_match(text: str) -> None:
     """The reader's markup pattern finds the same markup with or without its
     first-character lookahead."""
-    plain = re.compile(align_v3._MARKUP.pattern.replace(align_v3._MARKUP_START, "", 1))
-    assert plain.pattern != align_v3._MARKUP.pattern
-    assert [m.span() for m in align_v3._MARKUP.finditer(text)] == [
+    plain = re.compile(reader._MARKUP.pattern.replace(reader._MARKUP_START, "", 1))
+    assert plain.pattern != reader._MARKUP.pattern
+    assert [m.span() for m in reader._MARKUP.finditer(text)] == [
         m.span() for m in plain.finditer(text)
     ]

@@ -24,6 +24,7 @@ from verity.jsonio import dumps, path_text, read_json
 from verity.text.aliases import AliasMatcher, EntityMention, alias_key
 from verity.text.normalize import normalize
 from verity.text.numbers import find_numbers, number_value
+from verity.text.segment import split_sentences
 from verity.text.variation import (
     Declared,
     Pattern,
@@ -130,13 +131,20 @@ def _check_node_numbers(node: NodeModel, matcher: AliasMatcher, what: str) -> No
             )
 
 
-def _check_required_spans(node: NodeModel, what: str) -> None:
-    """Every required span is a non-blank substring of the node's statement."""
+def _check_required_spans(node: NodeModel, matcher: AliasMatcher, what: str) -> None:
+    """Every required span is a non-blank substring of one sentence of the statement."""
+    sentences: list[str] | None = None
     for span in node.required_spans:
         if not span.strip() or span not in node.statement:
             raise GraphError(
                 f"{what}: node {node.id!r} requires the span {span[:80]!r}, "
                 "which its statement does not contain"
+            )
+        if sentences is None:
+            sentences = split_sentences(node.statement, matcher) or [node.statement]
+        if not any(span in sentence for sentence in sentences):
+            raise GraphError(
+                f"{what}: node {node.id!r}: required span {span[:80]!r} crosses a sentence boundary"
             )
 
 
@@ -335,7 +343,7 @@ class EvidenceGraph:
         self.cache: dict[str, Any] = {}
         for node in model.nodes:
             _check_node_numbers(node, self.matcher, what)
-            _check_required_spans(node, what)
+            _check_required_spans(node, self.matcher, what)
             _check_optional_spans(node, self.matcher, what)
             _check_template(node, self.templates, self.matcher, what)
 

@@ -599,12 +599,17 @@ def _deleted(key: tuple[str, ...], canonical: tuple[str, ...]) -> list[int] | No
     return skipped if i == len(key) else None
 
 
+def _readable(tokens: Iterable[str]) -> str:
+    """Tokens as words for a message: entity ids without their mark, numbers unbracketed."""
+    return " ".join(t[1:] if t[:1] == "@" else t[1:-1] if t[:1] == "<" else t for t in tokens)
+
+
 def _diagnose(key: tuple[str, ...], node_id: str, declared: Declared) -> SentenceVerdict:
     skipped = _deleted(key, declared.canonical)
     if skipped is None:
         reason: Reason = "not_contained" if declared.template is None else "variant_not_declared"
         return SentenceVerdict((), reason, node_id)
-    words = " ".join(declared.canonical[i] for i in skipped)
+    words = _readable(declared.canonical[i] for i in skipped)
     if declared.required.intersection(skipped):
         return SentenceVerdict((), "required_span_dropped", node_id, f"drops {words!r}")
     lost = [declared.canonical[i] for i in skipped if declared.canonical[i] in MARKERS]
@@ -934,7 +939,7 @@ def check_free_sentence(key: tuple[str, ...], sentence: FreeSentence) -> FreeVer
     skipped = _deleted(key, tokens)
     if skipped is not None:
         lost = [tokens[i] for i in skipped if tokens[i] in MARKERS]
-        words = " ".join(tokens[i] for i in skipped)
+        words = _readable(tokens[i] for i in skipped)
         if lost:
             return FreeVerdict(False, "marker_dropped", detail=f"drops {' '.join(lost)!r}")
         return FreeVerdict(False, "undeclared_deletion", detail=f"drops {words!r}")

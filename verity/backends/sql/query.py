@@ -42,7 +42,6 @@ from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
 from verity.backends.sql.spec import (
-    template_fields,
     EntityColumn,
     NumberColumn,
     QuerySpec,
@@ -50,6 +49,7 @@ from verity.backends.sql.spec import (
     SqlSpec,
     load_spec,
     sample_spec,
+    template_fields,
 )
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.extras import install_hint

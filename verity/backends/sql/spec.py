@@ -311,7 +311,10 @@ class QuerySpec(_Model):
             seen.add(name)
         if not self.statement_template.rstrip().endswith("."):
             raise ValueError("statement_template must end with a full stop")
-        parts_by_kind = (("required", self.required_templates), ("optional", self.optional_templates))
+        parts_by_kind = (
+            ("required", self.required_templates),
+            ("optional", self.optional_templates),
+        )
         for kind, parts in parts_by_kind:
             for part in parts:
                 if not part.strip() or part not in self.statement_template:

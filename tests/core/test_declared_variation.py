@@ -1,0 +1,106 @@
+"""Soundness of declared variation (strict v4), held exhaustively over the checked-in graphs
+and the SQL sample: every single-token and every contiguous deletion of a statement that is
+not a declared optional part is refused, and a coordination over nodes that differ in more
+than one slot is refused."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+from itertools import combinations
+
+import pytest
+
+from tests.helpers import ROOT
+from verity import EvidenceGraph, load_graph
+from verity.text.variation import sentence_key, support_sentence
+
+CARD = sorted((ROOT / "evidence_graphs" / "card_rewards").glob("*.json"))
+
+
+@cache
+def _graph(name: str) -> EvidenceGraph:
+    if name == "sql/sample":
+        from verity.backends.sql.query import graph_from_sample
+
+        return graph_from_sample()
+    return load_graph(ROOT / "evidence_graphs" / "card_rewards" / name)
+
+
+GRAPHS = [p.name for p in CARD] + ["sql/sample"]
+
+
+def _optional_keys(graph: EvidenceGraph, node_id: str) -> tuple[set[tuple[str, ...]], set]:
+    """(keys of the statement with optional spans cut, token runs of optional template parts),
+    computed from the graph data by plain string operations."""
+    node = graph.nodes[node_id]
+    cuts: set[tuple[str, ...]] = set()
+    spans = node.optional_spans
+    for mask in range(1, 1 << len(spans)):
+        text = node.statement
+        for i, span in enumerate(spans):
+            if mask >> i & 1:
+                text = text.replace(span, " ", 1)
+        cuts.add(sentence_key(text, graph.matcher))
+    parts: set[tuple[str, ...]] = set()
+    if node.template is not None:
+        for pattern in graph.templates[node.template][1:]:
+            for text in pattern.optional_texts(node.slots):
+                parts.add(sentence_key(text, graph.matcher))
+    return cuts, parts
+
+
+def _deletions(tokens: tuple[str, ...]) -> Iterator[tuple[int, int]]:
+    for i in range(len(tokens)):
+        for j in range(i + 1, len(tokens) + 1):
+            if (i, j) != (0, len(tokens)):
+                yield i, j
+
+
+@pytest.mark.parametrize("name", GRAPHS)
+def test_every_undeclared_deletion_is_refused(name: str) -> None:
+    graph = _graph(name)
+    checked = 0
+    for node_id in graph.nodes:
+        declared = graph.declared(node_id)
+        canonical = declared.canonical
+        cuts, parts = _optional_keys(graph, node_id)
+        for i, j in _deletions(canonical):
+            shorter = canonical[:i] + canonical[j:]
+            checked += 1
+            if declared.declares(shorter):
+                assert shorter in cuts or canonical[i:j] in parts, (node_id, canonical[i:j])
+    assert checked > 0
+
+
+def _render(graph: EvidenceGraph, node_id: str, slot: str, value: str) -> str:
+    node = graph.nodes[node_id]
+    assert node.template is not None
+    canonical = graph.templates[node.template][0]
+    return next(canonical.renderings({**node.slots, slot: value}))
+
+
+@pytest.mark.parametrize("name", GRAPHS[::10] + ["sql/sample"])
+def test_coordination_over_nodes_that_differ_twice_is_refused(name: str) -> None:
+    graph = _graph(name)
+    by_template: dict[str, list[str]] = {}
+    for node in graph.model.nodes:
+        if node.template is not None:
+            by_template.setdefault(node.template, []).append(node.id)
+    refused = accepted = 0
+    for ids in by_template.values():
+        for a, b in combinations(ids, 2):
+            slots_a, slots_b = graph.nodes[a].slots, graph.nodes[b].slots
+            differ = [s for s in slots_a if slots_a[s] != slots_b[s]]
+            cited = [(a, graph.declared(a)), (b, graph.declared(b))]
+            for slot in differ:
+                text = _render(graph, a, slot, f"{slots_a[slot]} and {slots_b[slot]}")
+                verdict = support_sentence(sentence_key(text, graph.matcher), cited, graph.matcher)
+                one_slot = len(differ) == 1 and slot in graph.declared(a).coordinable
+                if one_slot:
+                    accepted += 1
+                    assert verdict.supporters, (a, b, text)
+                else:
+                    refused += 1
+                    assert not verdict.supporters, (a, b, text)
+    assert refused > 0
