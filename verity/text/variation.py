@@ -239,11 +239,12 @@ class Pattern:
         for pieces in _expand(self.parts, slots):
             yield " ".join("".join(pieces).split())
 
-    def optional_texts(self, slots: Mapping[str, str]) -> list[str]:
-        """The rendered text of every option of every optional part (for load checks)."""
+    def optional_texts(self, slots: Mapping[str, str], *, every: bool = False) -> list[str]:
+        """The rendered text of every option of every optional part (of every choice, with
+        ``every``), for load checks and tests."""
         out: list[str] = []
         for part in _choices(self.parts):
-            if not part.optional:
+            if not (part.optional or every):
                 continue
             for option in part.options:
                 for pieces in _expand(option, slots):
