@@ -41,6 +41,7 @@ def _graph_with_entity_named(name: str, numbers: list[str]) -> dict[str, object]
     node = next(n for n in data["nodes"] if entity["id"] in n["entities"])  # type: ignore[attr-defined]
     node["statement"] = f"{name} earns 3x on dining."
     node["numbers"] = numbers
+    node.pop("optional_spans", None)  # spans of the old statement
     return data
 
 
