@@ -787,11 +787,9 @@ def support_sentence(
     if direct and (wanted is None or direct & wanted):
         return SentenceVerdict((direct,), "supported")
     readings: list[tuple[frozenset[str], ...]] = []
-    failure: SentenceVerdict | None = None
-    aggregated, agg_failure = _aggregate(key, cited, matcher)
+    aggregated, failure = _aggregate(key, cited, matcher)
     if aggregated is not None:
         readings.append(aggregated)
-    failure = agg_failure
     # Whole declared sentences may be joined by a bare ``and`` too: each side must be a
     # sentence a cited node declares on its own, so no word of one is read into the other.
     joins = _joins(key, bare_and=True)
