@@ -103,7 +103,6 @@ def _adversarial(tmp: Path) -> dict[str, str]:
         [
             sys.executable,
             "benchmarks/adversarial/strict.py",
-            "--no-ablations",
             "--json",
             "--verbose",
         ],
