@@ -24,16 +24,3 @@ def graph_dir(tmp_path: Path) -> Path:
     for path in GRAPHS.glob("*.json"):
         shutil.copy(path, tmp_path / path.name)
     return tmp_path
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On a mypyc-compiled build (``benchmarks/perf/compiled.sh``), skip the tests that patch
-    a compiled module's functions at run time: compiled calls between them do not see it."""
-    from verity._build import compiled_modules
-
-    if not compiled_modules():
-        return
-    skip = pytest.mark.skip(reason="patches a module that is compiled in this build")
-    for item in items:
-        if "pure_only" in item.keywords:
-            item.add_marker(skip)

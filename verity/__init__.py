@@ -5,7 +5,6 @@ declared-ID claims; deterministic gates check every claim; only claims that pass
 every gate ship, and when none does verity answers with :data:`REFUSAL`.
 """
 
-from verity import _build, _moved
 from verity.answer import AnswerResult, ClaimCheck, Passage, check_answer
 from verity.core.claims import MAX_CLAIM_TEXT, MAX_LIST_ITEMS, Claim, Narration
 from verity.core.gate_error import GateError
@@ -25,12 +24,14 @@ from verity.core.report import ClaimVerdict, Report, Summary
 from verity.core.verify import verify, verify_json
 from verity.errors import GraphError, InputError, VerityError
 from verity.formats import REFUSAL
-from verity.text.align import MAX_SINGLE_GAP, MAX_TOTAL_GAP, POLARITY_LANGUAGES, POLARITY_MARKERS
-from verity.text.predicates import is_supported, is_supported_v2
-from verity.text.variation import MARKERS
-
-_moved.install()  # the flat layout's module names, for one release
-_build.register_reducers()  # pickling for the classes of mypyc-compiled modules, if any
+from verity.text.align import (
+    MAX_SINGLE_GAP,
+    MAX_TOTAL_GAP,
+    POLARITY_LANGUAGES,
+    POLARITY_MARKERS,
+    is_supported_v2,
+)
+from verity.text.variation import MARKERS, is_supported
 
 __version__ = "0.1.0"
 
