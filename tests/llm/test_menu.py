@@ -20,9 +20,9 @@ from hypothesis import assume, given
 from tests.helpers import ROOT
 from tests.robustness.strategies import ROBUST, graph_dicts
 from verity.core.graph import EvidenceGraph, load_graph
-from verity.core.menu import MenuItem, menu_facts, menu_items, menu_schema, remaining_items
 from verity.core.verify import verify
 from verity.errors import GraphError
+from verity.llm.menu import MenuItem, menu_facts, menu_items, menu_schema, remaining_items
 from verity.llm.prompts import build_prompt, menu_step_prompt
 from verity.llm.schema import CLAIM_OUTPUT_FIELDS
 
