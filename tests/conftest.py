@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tests.helpers import GRAPHS
+from tests.helpers import GRAPHS, SharedGraphs
 
 # The test suite is reproducible: property tests draw the same examples on every run.
 # The fuzz benchmark (benchmarks/fuzz/run.py, VERITY_FUZZ_EXAMPLES) explores at random.
@@ -24,3 +24,9 @@ def graph_dir(tmp_path: Path) -> Path:
     for path in GRAPHS.glob("*.json"):
         shutil.copy(path, tmp_path / path.name)
     return tmp_path
+
+
+@pytest.fixture(scope="session")
+def graphs() -> SharedGraphs:
+    """The graphs several test modules read, each loaded once per run (:class:`SharedGraphs`)."""
+    return SharedGraphs()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import ROOT
-from verity.errors import InputError
+from verity import InputError
 from verity.extras import DISTRIBUTION, EXTRAS, install_hint, require_extra
 
 #: ``pip install 'NAME[extra]'`` or ``pip install NAME`` in code, docs and scripts.

@@ -8,9 +8,7 @@ import pytest
 
 import verity
 from tests.helpers import GRAPHS, card_small_claim, graph_dict
-from verity import Claim, Narration, load_graph, verify
-from verity.core.gates import Finding
-from verity.core.graph import EvidenceGraph
+from verity import Claim, EvidenceGraph, Finding, Narration, load_graph, verify
 
 GOOD = card_small_claim("win_dining")
 

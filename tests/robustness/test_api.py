@@ -28,6 +28,8 @@ from tests.robustness.strategies import (
 from verity import (
     ERROR_CODES,
     REFUSAL,
+    EvidenceGraph,
+    Finding,
     GraphError,
     InputError,
     check_answer,
@@ -35,8 +37,6 @@ from verity import (
     load_graph,
     verify,
 )
-from verity.core.gates import Finding
-from verity.core.graph import EvidenceGraph
 from verity.core.report import Report
 from verity.stream import verify_lines
 from verity.text.align import is_supported_v1

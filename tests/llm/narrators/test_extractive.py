@@ -16,9 +16,8 @@ from typing import Any
 import openai
 import pytest
 
+from verity import EvidenceGraph, load_graph, verify
 from verity.cli.render import render_demo
-from verity.core.graph import EvidenceGraph, load_graph
-from verity.core.verify import verify
 from verity.llm.menu import menu_facts
 from verity.llm.narrators import (
     AsyncOpenAIChatNarrator,
