@@ -36,7 +36,9 @@ def load(name: str) -> dict[str, Any]:
 
 @cache
 def graph(ref: str, root: str) -> verity.EvidenceGraph:
-    """A fixture's graph: ``card/<file>`` from ``root``'s checked-in graphs, or ``sql/sample``."""
+    """A fixture's graph: ``card/<file>`` from ``root``'s checked-in graphs, ``sql/sample``,
+    or ``public/<name>``: the spec ``public_data/<name>.spec.json`` run by the SQL backend
+    over ``public_data/public_data.sql`` loaded into an in-memory SQLite database."""
     kind, _, name = ref.partition("/")
     if kind == "card":
         return verity.load_graph(Path(root) / "evidence_graphs" / "card_rewards" / f"{name}.json")
@@ -44,6 +46,18 @@ def graph(ref: str, root: str) -> verity.EvidenceGraph:
         from verity.backends.sql.query import graph_from_sample
 
         return graph_from_sample()
+    if kind == "public":
+        import sqlite3
+
+        from verity.backends.sql.query import graph_from_queries
+
+        data = HERE / "public_data"
+        connection = sqlite3.connect(":memory:")
+        try:
+            connection.executescript((data / "public_data.sql").read_text("utf-8"))
+            return graph_from_queries(connection, data / f"{name}.spec.json")
+        finally:
+            connection.close()
     raise ValueError(f"unknown graph reference {ref!r}")
 
 
