@@ -413,8 +413,11 @@ class EvidenceGraph:
         return [n for n in self.model.nodes if n.type == node_type]
 
     def to_dict(self) -> dict[str, Any]:
-        """The graph in its file format (declared-variation fields only where they are set)."""
+        """The graph in its file format (``backend`` and the declared-variation fields only
+        where they are set)."""
         data = self.model.model_dump(mode="json")
+        if data["backend"] is None:
+            del data["backend"]
         for node in data["nodes"]:
             for key, empty in _OPTIONAL_NODE_FIELDS:
                 if node.get(key) == empty:
