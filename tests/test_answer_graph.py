@@ -114,6 +114,19 @@ def test_attack_is_trimmed_from_a_true_answer(attack: dict[str, Any]) -> None:
             "busiest_origin_january",
             "in january",
         ),
+        ("public/analyst", "The study sampled 120 penguins.", "penguins_2009", "; the count"),
+        (
+            "public/analyst",
+            "Dream had the most penguins of all islands with 56.",
+            "top_island_adelie",
+            "; the count covers adelie",
+        ),
+        (
+            "public/analyst",
+            "EWR was the busiest origin airport with 9,893 departures.",
+            "busiest_origin_january",
+            "; the count covers january",
+        ),
     ],
 )
 def test_analyst_sentences_are_refused_with_why(
@@ -130,6 +143,18 @@ def test_analyst_sentences_are_refused_with_why(
     # Every word of it is in the closest statement: only the required span tells it apart.
     statement = g.nodes[closest].statement.lower()
     assert all(word.strip(".").lower() in statement for word in answer.split())
+
+
+def test_statements_as_passages_keep_the_analyst_sentences_the_graph_refuses() -> None:
+    """What the graph mode adds: the analyst's statements, scope in a second clause, taken
+    as passages keep the first clause alone; the graph's required spans refuse it."""
+    g = graph("public/analyst")
+    passages = [{"id": n.id, "text": n.statement} for n in g.model.nodes]
+    analyst = [a for a in ATTACKS if a["graph"] == "public/analyst"]
+    assert len(analyst) == 3
+    for attack in analyst:
+        assert _kept_whole(check_answer(attack["answer"], passages)), attack["id"]
+        assert check_answer(attack["answer"], graph=g).refused, attack["id"]
 
 
 def test_the_true_versions_of_the_analyst_sentences_are_kept() -> None:
@@ -181,7 +206,7 @@ def test_supporters_of_joins_and_aggregations_are_named_in_order() -> None:
 GRAPHS = ("card/p05-max_value", "card/p14-no_fee", "card/p36-two_cards", "sql/sample")
 
 
-@pytest.mark.parametrize("ref", [*GRAPHS, "public/penguins", "public/flights"])
+@pytest.mark.parametrize("ref", [*GRAPHS, "public/penguins", "public/flights", "public/analyst"])
 def test_every_statement_is_kept_and_every_required_cut_refused(ref: str) -> None:
     g = graph(ref)
     for node in g.model.nodes:
