@@ -27,13 +27,31 @@ def _run(code: str) -> tuple[dict[str, Any], str]:
     return namespace, out.getvalue()
 
 
+def _block(marker: str) -> str:
+    """The one Python block of the README that holds ``marker``."""
+    (found,) = [block for block in BLOCKS if marker in block]
+    return found
+
+
 def test_readme_has_its_python_blocks() -> None:
-    assert len(BLOCKS) == 4
+    assert len(BLOCKS) == 5
+
+
+def test_free_text_against_a_graph_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    block = _block("check_answer(answer, graph=graph)")
+    namespace, printed = _run(block)
+    lines = [line.rstrip() for line in printed.splitlines()]
+    shown = [line[2:] for line in block.splitlines() if line.startswith("# ")]
+    assert lines[:3] == shown[:3]
+    assert lines[3] == shown[3] + " " + shown[4].strip()  # the comment wraps one line
+    kept = [c.text for c in namespace["result"].claims if c.supported]
+    assert lines[4] == namespace["result"].answer == " ".join(kept) and len(kept) == 2
 
 
 def test_python_api_block(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    namespace, printed = _run(BLOCKS[0])
+    namespace, printed = _run(_block("is_supported_v2("))
     assert namespace["report"].summary.claims == 5 and namespace["report"].summary.removed == 3
     assert "number.not_allowed" in printed
     assert namespace["result"].stop_reason == "all_verified"
@@ -42,8 +60,8 @@ def test_python_api_block(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_client_and_async_block(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     with serve("ok", CLAIMS) as endpoint:
-        namespace, printed = _run(BLOCKS[1].replace(EXAMPLE_URL, endpoint.url))
-    assert EXAMPLE_URL in BLOCKS[1]
+        namespace, printed = _run(_block("narrate_many").replace(EXAMPLE_URL, endpoint.url))
+    assert EXAMPLE_URL in _block("narrate_many")
     assert namespace["attempt"].ok and printed.startswith("True None 1")
     assert [a.ok for a in namespace["attempts"]] == [True, True]
     assert len(endpoint.requests) == 3
@@ -57,16 +75,16 @@ def test_readme_commands_are_the_scripts() -> None:
 
 def test_custom_gates_block(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    namespace, printed = _run(BLOCKS[2])
+    namespace, printed = _run(_block("@verity.custom_gate"))
     assert "c6 False ['fee.amount_missing']" in printed and "c2 True []" in printed
     assert namespace["report"].summary.failing_by_gate["fee"] == 2
     assert "4 of 6 claims failed verification under profile 'paper+fee-raise' ->" in printed
-    gate = BLOCKS[2].split("@verity.custom_gate", 1)[1].split("\n\n\n", 1)[0]
+    gate = _block("@verity.custom_gate").split("@verity.custom_gate", 1)[1].split("\n\n\n", 1)[0]
     assert gate in (ROOT / "examples" / "fee_gates.py").read_text("utf-8")
 
 
 def test_dask_block(monkeypatch: pytest.MonkeyPatch) -> None:
     needs("dask", "distributed")
     monkeypatch.chdir(ROOT)
-    _, printed = _run(BLOCKS[3])
+    _, printed = _run(_block('engine="dask"'))
     assert printed == "True 3\n"

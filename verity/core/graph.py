@@ -15,7 +15,6 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
 from verity.core.models import GraphModel, NodeModel, Rule, RuleSet, TemplateModel
@@ -37,12 +36,17 @@ from verity.text.variation import (
 
 if TYPE_CHECKING:  # imported where used: networkx costs ~20 MB and 0.1 s to import
     import networkx as nx
+    from jsonschema import Draft202012Validator
 
 __all__ = ["EvidenceGraph", "entity_scan", "load_graph", "load_rules"]
 
 
 @cache
 def _schema_validator(name: str) -> Draft202012Validator:
+    """The JSON Schema validator of a shipped schema, built (and jsonschema imported) on
+    first use: a graph unpickled in a worker or passed in loaded never needs one."""
+    from jsonschema import Draft202012Validator
+
     text = resources.files("verity").joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
     return Draft202012Validator(json.loads(text))
 
@@ -413,8 +417,11 @@ class EvidenceGraph:
         return [n for n in self.model.nodes if n.type == node_type]
 
     def to_dict(self) -> dict[str, Any]:
-        """The graph in its file format (declared-variation fields only where they are set)."""
+        """The graph in its file format (``backend`` and the declared-variation fields only
+        where they are set)."""
         data = self.model.model_dump(mode="json")
+        if data["backend"] is None:
+            del data["backend"]
         for node in data["nodes"]:
             for key, empty in _OPTIONAL_NODE_FIELDS:
                 if node.get(key) == empty:

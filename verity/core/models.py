@@ -136,6 +136,7 @@ class GraphModel(_Strict):
     format: Literal["verity.evidence_graph/1"]
     graph_id: Id
     domain: TypeName
+    backend: str | None = None
     entities: list[EntityModel] = Field(default_factory=list)
     nodes: list[NodeModel]
     edges: list[EdgeModel] = Field(default_factory=list)

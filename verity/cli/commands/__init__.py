@@ -51,7 +51,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "check_answer",
         "check-answer",
-        "check each sentence of an answer against passages (the v4 free-text rule)",
+        "check each sentence of a free-text answer against passages or an evidence graph",
     ),
     Command(
         "agreement",
