@@ -401,8 +401,8 @@ class EvidenceGraph:
         """The graph as networkx: ``("evidence", id)`` and ``("entity", id)`` nodes.
 
         Evidence nodes carry ``type``, ``statement``, ``numbers``; entity nodes carry
-        ``kind``, ``name`` (the display name) and ``aliases``. File edges keep their ``relation``; every evidence
-        node has a ``mentions`` edge to each entity it names.
+        ``kind``, ``name`` (the display name) and ``aliases``. File edges keep their
+        ``relation``; every evidence node has a ``mentions`` edge to each entity it names.
         """
         import networkx
 
