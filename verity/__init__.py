@@ -7,6 +7,7 @@ every gate ship, and when none does verity answers with :data:`REFUSAL`.
 
 from verity import _build, _moved
 from verity.answer import AnswerResult, ClaimCheck, Passage, check_answer
+from verity.core.builder import GraphBuilder, format_number
 from verity.core.claims import MAX_CLAIM_TEXT, MAX_LIST_ITEMS, Claim, Narration
 from verity.core.gate_error import GateError
 from verity.core.gates import ERROR_CODES, PROFILES, Finding
@@ -54,6 +55,7 @@ __all__ = [
     "EvidenceGraph",
     "Finding",
     "GateError",
+    "GraphBuilder",
     "GraphError",
     "InputError",
     "MenuItem",
@@ -71,6 +73,7 @@ __all__ = [
     "check_answer",
     "custom_gate",
     "extend",
+    "format_number",
     "is_supported",
     "is_supported_v2",
     "load_graph",
