@@ -30,7 +30,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 from verity.backends.sql.spec import (
@@ -106,14 +106,25 @@ def cell_text(value: object) -> str:
     return str(value)
 
 
+#: Significant digits a non-integral number keeps in a node's ``data``: what a double
+#: holds, so that a float (SQLite) and an exact numeric (PostgreSQL) read alike.
+DATA_DIGITS = 15
+_DATA_CONTEXT = Context(prec=DATA_DIGITS, rounding=ROUND_HALF_UP)
+
+
 def _json_cell(value: object) -> object:
-    """A cell for a node's ``data``: integers stay numbers, other numbers become text."""
+    """A cell for a node's ``data``: integers stay numbers, other numbers become decimal
+    text of at most :data:`DATA_DIGITS` significant digits."""
     if value is None or isinstance(value, (bool, str, int)):
         return value
     if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
         return int(value)
     if isinstance(value, float) and value.is_integer():
         return int(value)
+    if isinstance(value, (float, Decimal)) and value == value:
+        number = Decimal(repr(value)) if isinstance(value, float) else value
+        if number.is_finite():
+            return _decimal_text(_DATA_CONTEXT.plus(number))
     return cell_text(value)
 
 
@@ -332,6 +343,9 @@ class SqlGraph:
             )
         if entity.name is None:
             entity.name, entity.name_query = name, query.name
+            if name.endswith("."):  # at a sentence's end the name's stop is the sentence's
+                entity.aliases.setdefault(_unstop(name), query.name)
+                entity.own_forms.add(_unstop(name))
 
     # -- rows
 
@@ -476,16 +490,22 @@ class SqlGraph:
         query = row.query
         shown = {f: self._display(e) for f, e in row.entity_fields.items()}
         fields = {**row.text_fields, **shown, **row.number_fields, ROW_FIELD: str(row.index)}
-        statement = _render(query.statement_template, fields)
         required = [_render(t, fields) for t in query.required_templates]
         optional = [_render(t, fields) for t in query.optional_templates]
+        closing = _closing_field(query.statement_template)
+        if closing is not None and not row.tied:  # "... Co." ends the sentence once
+            fields[closing] = _unstop(fields[closing])
+        statement = _render(query.statement_template, fields)
         slots = {name: fields[name] for name in template_fields(query.statement_template)}
         template = query.name
         if row.tied:
-            tied = join_words([self._display(e) for e in row.tied])
+            named = join_words([self._display(e) for e in row.tied])
+            closes = _closing_field(query.tie_template + ".") == "tied"
+            tied = _unstop(named) if closes else named
             clause = query.tie_template.format_map({"tied": tied})
             statement = statement[:-1] + clause + "."
-            required.append(clause.strip().lstrip(",;:").strip())
+            span = clause.strip().lstrip(",;:").strip()
+            required.append(span + "." if tied != named else span)  # the stop is the name's
             slots["tied"], template = tied, _tied_template(query)
         _check_statement(statement, row.numbers, row.where, query.name, matcher)
         mentioned = [m.entity_id for m in matcher.mentions(statement)]
@@ -564,6 +584,17 @@ def _tied_template(query: QuerySpec) -> str:
 
 def _render(template: str, fields: Mapping[str, str]) -> str:
     return " ".join(template.format_map(fields).split())
+
+
+def _closing_field(template: str) -> str | None:
+    """The field right before the template's closing full stop (``... {carrier}.``)."""
+    match = re.search(r"\{([a-z_][a-z0-9_]*)\}\.\s*$", template)
+    return None if match is None else match.group(1)
+
+
+def _unstop(text: str) -> str:
+    """``Acme Co.`` -> ``Acme Co``: a value whose own full stop closes the sentence."""
+    return text[:-1] if text.endswith(".") and not text.endswith("..") else text
 
 
 def _number(
