@@ -34,6 +34,7 @@ from pydantic import (
 )
 
 from verity.errors import InputError
+from verity.formats import LP_LABELS_FORMAT
 from verity.jsonio import read_json
 
 __all__ = [
@@ -47,9 +48,11 @@ __all__ = [
     "parse_group",
 ]
 
-LABELS_FORMAT = "verity.lp_labels/1"
+LABELS_FORMAT = LP_LABELS_FORMAT
 
-Phrase = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[^\n\r]*\S")]
+#: One line of text, not blank.
+ONE_LINE = r"^[^\n\r]*\S[^\n\r]*$"
+Phrase = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=ONE_LINE)]
 Kind = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
 GraphId = Annotated[
     str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$", max_length=128)
@@ -112,11 +115,8 @@ def _fields(text: str) -> list[str]:
 class Labels(_Model):
     """A ``verity.lp_labels/1`` document."""
 
-    format: Literal["verity.lp_labels/1"] = "verity.lp_labels/1"
-    graph_id: (
-        Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$", max_length=128)]
-        | None
-    ) = None
+    format: Literal["verity.lp_labels/1"] = LP_LABELS_FORMAT
+    graph_id: GraphId | None = None
     domain: Kind | None = None
     objective: ObjectiveLabel = Field(default_factory=ObjectiveLabel)
     entities: list[EntityLabel] = Field(default_factory=list)

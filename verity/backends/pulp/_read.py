@@ -392,17 +392,16 @@ def _read_lp(path: Path, text: str) -> Any:
     problem.setObjective(expression + obj_terms.constant)
     if obj_name:
         problem.objective.name = obj_name
+    seen: set[str] = set()
     for i, constraint in enumerate(constraints):
         lhs = pulp.lpSum(c * variables[n] for n, c in constraint.terms.coefficients.items())
-        made = {
-            "<=": lhs <= constraint.rhs,
-            ">=": lhs >= constraint.rhs,
-            "=": lhs == constraint.rhs,
-        }
+        rhs = constraint.rhs
+        made = {"<=": lhs <= rhs, ">=": lhs >= rhs, "=": lhs == rhs}[constraint.sense]
         name = constraint.name or f"R{i + 1}"
-        if name in problem.constraints:
+        if name in seen:
             raise _fail(path, f"constraint {name!r} appears twice")
-        problem.addConstraint(made[constraint.sense], name)
+        seen.add(name)
+        problem.addConstraint(made, name)
     return problem
 
 

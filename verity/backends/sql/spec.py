@@ -278,7 +278,9 @@ class NumberColumn(_Model):
 class NullText(_Model):
     """Read a NULL as this text (``{"text": "no value"}``)."""
 
-    text: Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[^\n\r]*\S")]
+    text: Annotated[
+        str, StringConstraints(min_length=1, max_length=200, pattern=r"^[^\n\r]*\S[^\n\r]*$")
+    ]
 
 
 #: What a NULL in a column means: drop the row (``skip_row``), stop with an error naming
