@@ -249,3 +249,15 @@ def test_labels_are_checked() -> None:
     labels = load_labels(MODELS["production_plan"][1])
     assert labels.objective.name == "profit"
     assert solved("production_plan").status == pulp.LpStatusOptimal
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_every_extractive_menu_item_passes_strict(name: str) -> None:
+    from verity import menu_items
+
+    graph = example_graph(name)
+    items = menu_items(graph)
+    assert len(items) >= len(graph.model.nodes)
+    claims = [item.claim() | {"id": f"c{i}"} for i, item in enumerate(items)]
+    report = verify(graph, {"claims": claims}, profile="strict")
+    assert report.summary.passed == len(claims)
