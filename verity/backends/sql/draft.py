@@ -6,7 +6,7 @@ date), a numeric column a number (``integer``, ``year`` for a column called ``ye
 or ``plain`` with the decimals its values show, at most two), anything else a text
 field. Every column that holds a NULL gets an explicit policy (``skip_row`` for an entity
 column, ``{"text": "no value"}`` for the others). The draft has one query and one
-statement template (``For Adelie, island is Torgersen and body mass g is 3750.``), one
+statement template (``For Adelie, island is Torgersen and body mass g is 3,750.``), one
 rule, and is checked to build as written on the data it was drafted from; when it would
 not, the draft is refused with the reason.
 
