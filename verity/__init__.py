@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from verity.answer import AnswerResult, ClaimCheck, Passage, check_answer
+    from verity.core.builder import GraphBuilder, format_number
     from verity.core.claims import MAX_CLAIM_TEXT, MAX_LIST_ITEMS, Claim, Narration
     from verity.core.gate_error import GateError
     from verity.core.gates import ERROR_CODES, PROFILES, Finding
@@ -64,6 +65,7 @@ __all__ = [
     "EvidenceGraph",
     "Finding",
     "GateError",
+    "GraphBuilder",
     "GraphError",
     "InputError",
     "MenuItem",
@@ -81,6 +83,7 @@ __all__ = [
     "check_answer",
     "custom_gate",
     "extend",
+    "format_number",
     "is_supported",
     "is_supported_v2",
     "load_graph",
@@ -96,6 +99,7 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(
         ("MAX_CLAIM_TEXT", "MAX_LIST_ITEMS", "Claim", "Narration"), "verity.core.claims"
     ),
+    **dict.fromkeys(("GraphBuilder", "format_number"), "verity.core.builder"),
     "GateError": "verity.core.gate_error",
     **dict.fromkeys(("ERROR_CODES", "PROFILES", "Finding"), "verity.core.gates"),
     **dict.fromkeys(("EvidenceGraph", "load_graph", "load_rules"), "verity.core.graph"),

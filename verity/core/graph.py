@@ -79,10 +79,13 @@ def _duplicates(values: list[str]) -> list[str]:
 
 
 def _alias_table(model: GraphModel, what: str) -> dict[str, str]:
-    """Normalized surface form -> entity id, refusing forms shared by two entities."""
+    """Normalized surface form -> entity id, refusing forms shared by two entities.
+
+    The forms of an entity are its id, its display name and its aliases."""
     table: dict[str, str] = {}
     for entity in model.entities:
-        for form in (entity.id, *entity.aliases):
+        name = () if entity.name is None else (entity.name,)
+        for form in (entity.id, *name, *entity.aliases):
             key = alias_key(form)
             if not key:
                 raise GraphError(f"{what}: entity {entity.id!r} has an alias that is blank")
@@ -310,7 +313,16 @@ _OPTIONAL_NODE_FIELDS: tuple[tuple[str, Any], ...] = (
     ("optional_spans", []),
     ("template", None),
     ("slots", {}),
+    ("headline", False),
+    ("salience", None),
 )
+
+
+def _drop_unset(item: dict[str, Any], fields: tuple[tuple[str, Any], ...]) -> None:
+    """Remove the keys of ``item`` that hold their "not set" value."""
+    for key, empty in fields:
+        if key in item and item[key] == empty and type(item[key]) is type(empty):
+            del item[key]
 
 
 class EvidenceGraph:
@@ -325,6 +337,8 @@ class EvidenceGraph:
         self.model = model
         self.graph_id: str = model.graph_id
         self.domain: str = model.domain
+        #: What produced the result, as a short noun phrase, or None.
+        self.backend: str | None = model.backend
         self.nodes: dict[str, NodeModel] = {n.id: n for n in model.nodes}
         self.entities = {e.id: e for e in model.entities}
         self.rules: dict[str, Rule] = {r.claim_type: r for r in model.rules}
@@ -391,14 +405,19 @@ class EvidenceGraph:
         """The graph as networkx: ``("evidence", id)`` and ``("entity", id)`` nodes.
 
         Evidence nodes carry ``type``, ``statement``, ``numbers``; entity nodes carry
-        ``kind`` and ``aliases``. File edges keep their ``relation``; every evidence
-        node has a ``mentions`` edge to each entity it names.
+        ``kind``, ``name`` (the display name) and ``aliases``. File edges keep their
+        ``relation``; every evidence node has a ``mentions`` edge to each entity it names.
         """
         import networkx
 
         g = networkx.MultiDiGraph(graph_id=self.graph_id, domain=self.domain)
         for entity in self.model.entities:
-            g.add_node(("entity", entity.id), kind=entity.kind, aliases=list(entity.aliases))
+            g.add_node(
+                ("entity", entity.id),
+                kind=entity.kind,
+                name=entity.display_name,
+                aliases=list(entity.aliases),
+            )
         for node in self.model.nodes:
             g.add_node(
                 ("evidence", node.id),
@@ -412,20 +431,23 @@ class EvidenceGraph:
             g.add_edge(("evidence", edge.source), ("evidence", edge.target), relation=edge.relation)
         return g
 
+    def display_name(self, entity_id: str) -> str:
+        """The name a person reads for an entity: its ``name``, else its id."""
+        return self.entities[entity_id].display_name
+
     def nodes_of_type(self, node_type: str) -> list[NodeModel]:
         """Evidence nodes of one type, in file order."""
         return [n for n in self.model.nodes if n.type == node_type]
 
     def to_dict(self) -> dict[str, Any]:
-        """The graph in its file format (``backend`` and the declared-variation fields only
-        where they are set)."""
+        """The graph in its file format (declared-variation fields, display names, headline,
+        salience and backend only where they are set)."""
         data = self.model.model_dump(mode="json")
-        if data["backend"] is None:
-            del data["backend"]
+        _drop_unset(data, (("backend", None),))
+        for entity in data["entities"]:
+            _drop_unset(entity, (("name", None),))
         for node in data["nodes"]:
-            for key, empty in _OPTIONAL_NODE_FIELDS:
-                if node.get(key) == empty:
-                    del node[key]
+            _drop_unset(node, _OPTIONAL_NODE_FIELDS)
         if not data["templates"]:
             del data["templates"]
         return data

@@ -36,11 +36,19 @@ class _Strict(BaseModel):
 
 
 class EntityModel(_Strict):
-    """An entity the narration may name: its id, kind and display aliases."""
+    """An entity the narration may name: its id, kind, display name and aliases."""
 
     id: Id
     kind: TypeName
+    #: The name a person reads (a card's name, a region, a species). It is also an accepted
+    #: mention of the entity, like an alias. Absent: the id is the display name.
+    name: Text | None = None
     aliases: list[Text] = Field(default_factory=list)
+
+    @property
+    def display_name(self) -> str:
+        """The name a person reads: ``name``, or the id when there is none."""
+        return self.id if self.name is None else self.name
 
 
 class NodeModel(_Strict):
@@ -64,6 +72,11 @@ class NodeModel(_Strict):
     template: Id | None = None
     #: The template's slot values, as rendered text.
     slots: dict[str, str] = Field(default_factory=dict)
+    #: True when this node states the headline of the result (the plan and its net value,
+    #: the optimizer's status and objective).
+    headline: bool = False
+    #: How important the fact is to tell a person: higher is more important; absent is 0.
+    salience: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
 
 
 class TemplateModel(_Strict):
@@ -136,7 +149,9 @@ class GraphModel(_Strict):
     format: Literal["verity.evidence_graph/1"]
     graph_id: Id
     domain: TypeName
-    backend: str | None = None
+    #: A short noun phrase naming what produced the result ("a MILP optimizer (pulp)",
+    #: "a SQL query", "your own backend"), for prompts and help.
+    backend: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
     entities: list[EntityModel] = Field(default_factory=list)
     nodes: list[NodeModel]
     edges: list[EdgeModel] = Field(default_factory=list)

@@ -26,7 +26,12 @@ an initial or a dotted initialism (``J. Smith``, ``U.S. economy``; ``a.m.`` and
 ``p.m.`` excepted), after a list number at the start of a line (``1. Groceries``),
 and after an ordinal number (``am 3. Oktober``: before a month name, or after a
 German article or preposition). A period inside a token (``500.00``, ``e.g.``,
-``example.com``) is never a candidate because no whitespace follows it.
+``example.com``) is never a candidate because no whitespace follows it. With a
+matcher, a period inside an entity mention (``Acme Widgets Co.``, ``A. B. Carter Ltd``,
+any name or alias of the graph) is never a boundary either: the mention is one token.
+
+The checker, the graph loader and the backends split statements and claims with this
+one function, so a name with ``Inc.`` reads as one sentence everywhere or nowhere.
 """
 
 from __future__ import annotations
@@ -54,6 +59,8 @@ ABBREVIATIONS: frozenset[str] = frozenset(
         "mr", "mrs", "ms", "dr", "prof", "sr", "st", "mt", "vs", "e.g", "i.e", "cf",
         "fig", "figs", "approx", "dept", "gen", "col", "lt", "sgt", "capt", "rev", "hon",
         "gov", "sen", "rep", "esp", "incl", "viz", "ca",
+        # English, inside company names (``Corp.`` is left out: it ends sentences as often)
+        "inc", "co", "ltd",
         # German
         "z.b", "d.h", "u.a", "bzw", "vgl", "ggf", "sog", "evtl", "hr", "fr", "nr",
         "inkl", "zzgl", "abs",
@@ -201,6 +208,8 @@ def _soft_boundary(text: str, match: re.Match[str], matcher: AliasMatcher | None
         return False
     if term != ".":
         return True  # ! ? runs and ellipses
+    if _inside_mention(text, match.start(), matcher):
+        return False
     before = text[max(0, match.start() - 40) : match.start()]
     if not before or before[-1].isspace():
         return True  # a lone period
@@ -208,6 +217,22 @@ def _soft_boundary(text: str, match: re.Match[str], matcher: AliasMatcher | None
     # In unspaced scripts the word is what follows the last CJK character: 彼女はJ -> J.
     word = _CJK_RUN.split(chunks[-1])[-1].lstrip(_OPENERS).rstrip(_CLOSERS)
     return _period_ends_sentence(text, match.start(), word, chunks, after)
+
+
+#: How far around a period an entity mention is looked for (characters each side).
+_MENTION_WINDOW = 256
+
+
+def _inside_mention(text: str, period: int, matcher: AliasMatcher | None) -> bool:
+    """True when the period at ``period`` lies inside an entity mention of ``matcher``."""
+    if matcher is None or matcher.regex is None:
+        return False
+    lo = max(0, period - _MENTION_WINDOW)
+    if lo:  # start the window at a word boundary, so it cuts no name in two
+        lo = max(text.rfind(" ", 0, lo) + 1, 0)
+    at = len(normalize(text[lo:period]))
+    window = normalize(text[lo : period + _MENTION_WINDOW])
+    return any(m.start <= at < m.end for m in matcher.find(window))
 
 
 def _period_ends_sentence(text: str, period: int, word: str, chunks: list[str], after: str) -> bool:

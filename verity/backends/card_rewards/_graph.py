@@ -67,8 +67,8 @@ from verity.backends.card_rewards._format import (
     point_value,
 )
 from verity.backends.card_rewards._model import Solution, card_limit, eligible_cards
-from verity.backends.card_rewards._templates import template_table
-from verity.formats import GRAPH_FORMAT
+from verity.backends.card_rewards._templates import add_templates
+from verity.core.builder import GraphBuilder
 from verity.jsonio import dumps
 
 __all__ = ["CATEGORY_ALIASES", "DOMAIN", "MAX_THRESHOLD_SPEND", "build_graph", "graph_json"]
@@ -92,8 +92,25 @@ _PLAN_PHRASE = {
     "two_cards": "The best two-card plan",
 }
 
-Node = dict[str, Any]
-Edge = dict[str, str]
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One node of a card-rewards graph, as :meth:`GraphBuilder.node` takes it."""
+
+    id: str
+    type: str
+    statement: str
+    entities: list[str]
+    numbers: list[str]
+    data: dict[str, Any]
+    required: list[str]
+    optional: list[str]
+    template: str
+    slots: dict[str, str]
+
+
+#: A navigation edge: (source, target, relation).
+Edge = tuple[str, str, str]
 
 
 def _node(
@@ -103,29 +120,26 @@ def _node(
     entities: Sequence[str],
     numbers: Sequence[str],
     data: Mapping[str, Any],
-    required: Sequence[str] = (),
-    template: tuple[str, Mapping[str, str]] | None = None,
+    required: Sequence[str],
+    template: tuple[str, Mapping[str, str]],
     optional: Sequence[str] = (),
 ) -> Node:
-    node: Node = {
-        "id": node_id,
-        "type": node_type,
-        "statement": statement,
-        "entities": list(dict.fromkeys(entities)),
-        "numbers": list(dict.fromkeys(numbers)),
-        "data": dict(data),
-    }
-    if required:
-        node["required_spans"] = list(dict.fromkeys(required))
-    if optional:
-        node["optional_spans"] = list(dict.fromkeys(optional))
-    if template is not None:
-        node["template"], node["slots"] = template[0], dict(template[1])
-    return node
+    return Node(
+        node_id,
+        node_type,
+        statement,
+        list(entities),
+        list(numbers),
+        dict(data),
+        list(required),
+        list(optional),
+        template[0],
+        dict(template[1]),
+    )
 
 
 def _edge(source: str, target: str, relation: str) -> Edge:
-    return {"source": source, "target": target, "relation": relation}
+    return (source, target, relation)
 
 
 def _dollars(amount: Decimal) -> float:
@@ -641,16 +655,13 @@ def _rules() -> list[Any]:
     return rules
 
 
-def _entities(card_ids: Sequence[str], catalog: Catalog) -> list[dict[str, Any]]:
-    cards = [
-        {"id": c.id, "kind": "card", "aliases": list(c.aliases)}
-        for c in catalog.cards
-        if c.id in card_ids
-    ]
-    categories = [
-        {"id": k, "kind": "category", "aliases": list(CATEGORY_ALIASES[k])} for k in CATEGORIES
-    ]
-    return cards + categories
+def _add_entities(builder: GraphBuilder, card_ids: Sequence[str], catalog: Catalog) -> None:
+    """The cards the graph names (catalog order), then the six categories."""
+    for card in catalog.cards:
+        if card.id in card_ids:
+            builder.entity(card.id, "card", aliases=card.aliases)
+    for category in CATEGORIES:
+        builder.entity(category, "category", aliases=CATEGORY_ALIASES[category])
 
 
 def _gathered(found: Iterable[tuple[list[Node], list[Edge]]]) -> tuple[list[Node], list[Edge]]:
@@ -682,8 +693,8 @@ def _fee_nodes(ctx: _Ctx) -> tuple[list[Node], list[Edge]]:
 def _objective_edges(seg_nodes: Sequence[Node], fee_nodes: Sequence[Node]) -> list[Edge]:
     """The objective sums the segments and deducts the fees."""
     return [
-        *(_edge("objective", n["id"], "sums") for n in seg_nodes),
-        *(_edge("objective", n["id"], "deducts_fee") for n in fee_nodes),
+        *(_edge("objective", n.id, "sums") for n in seg_nodes),
+        *(_edge("objective", n.id, "deducts_fee") for n in fee_nodes),
     ]
 
 
@@ -693,32 +704,28 @@ def _assumption_edges(
     """A category's spend splits into its segments; a card's point value values its segments."""
     edges: list[Edge] = []
     for node in spends:
-        category = node["data"]["category"]
+        category = node.data["category"]
         edges.extend(
-            _edge(node["id"], s["id"], "split_into")
-            for s in seg_nodes
-            if s["data"]["category"] == category
+            _edge(node.id, s.id, "split_into") for s in seg_nodes if s.data["category"] == category
         )
     for node in point_values:
-        card_id = node["data"]["card"]
-        edges.extend(
-            _edge(node["id"], s["id"], "values") for s in seg_nodes if s["data"]["card"] == card_id
-        )
+        card_id = node.data["card"]
+        edges.extend(_edge(node.id, s.id, "values") for s in seg_nodes if s.data["card"] == card_id)
     return edges
 
 
 def _threshold_edges(thresholds: Sequence[Node], fee_nodes: Sequence[Node]) -> list[Edge]:
     """A threshold is measured from its spend, compares in its category's winner, and
     revisits its card's fee break-even when there is one."""
-    fee_ids = {n["id"] for n in fee_nodes}
+    fee_ids = {n.id for n in fee_nodes}
     edges: list[Edge] = []
     for node in thresholds:
-        category = node["data"]["category"]
-        edges.append(_edge(node["id"], f"assumption:spend:{category}", "measured_from"))
-        edges.append(_edge(node["id"], f"winner:{category}", "compares_in"))
-        fee_id = f"fee_break_even:{node['data']['card']}"
+        category = node.data["category"]
+        edges.append(_edge(node.id, f"assumption:spend:{category}", "measured_from"))
+        edges.append(_edge(node.id, f"winner:{category}", "compares_in"))
+        fee_id = f"fee_break_even:{node.data['card']}"
         if fee_id in fee_ids:
-            edges.append(_edge(node["id"], fee_id, "revisits"))
+            edges.append(_edge(node.id, fee_id, "revisits"))
     return edges
 
 
@@ -732,7 +739,7 @@ def build_graph(catalog: Catalog, solution: Solution) -> dict[str, Any]:
     thresholds = _thresholds(ctx)
     objective = _objective(ctx)
     body = [objective, *winners, *seg_nodes, *cap_hits, *fee_nodes, *thresholds]
-    named = {e for n in body for e in n["entities"]}
+    named = {e for n in body for e in n.entities}
     card_ids = [c.id for c in catalog.cards if c.id in named]
     spends = _spend_assumptions(solution.profile.spend)
     point_values = _point_value_assumptions(card_ids, catalog)
@@ -755,16 +762,28 @@ def build_graph(catalog: Catalog, solution: Solution) -> dict[str, Any]:
         *fee_nodes,
         *thresholds,
     ]
-    return {
-        "format": GRAPH_FORMAT,
-        "graph_id": f"{DOMAIN}-{solution.profile.id}-{solution.goal}",
-        "domain": DOMAIN,
-        "entities": _entities(card_ids, catalog),
-        "nodes": nodes,
-        "edges": edges,
-        "rules": _rules(),
-        "templates": template_table([n["template"] for n in nodes]),
-    }
+    builder = GraphBuilder(f"{DOMAIN}-{solution.profile.id}-{solution.goal}", DOMAIN)
+    _add_entities(builder, card_ids, catalog)
+    for node in nodes:
+        builder.node(
+            node.id,
+            node.type,
+            statement=node.statement,
+            template=node.template,
+            slots=node.slots,
+            entities=node.entities,
+            numbers=node.numbers,
+            data=node.data,
+            required=node.required,
+            optional=node.optional,
+        )
+    for source, target, relation in edges:
+        builder.edge(source, target, relation)
+    for rule in _rules():
+        builder.rule(rule["claim_type"], rule["requires"], narrates=rule.get("narrates", ()))
+    add_templates(builder, [n.template for n in nodes])
+    builder.build()  # checked exactly as a graph file is
+    return builder.to_dict()
 
 
 def graph_json(graph: Mapping[str, Any]) -> str:

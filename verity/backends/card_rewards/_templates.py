@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-__all__ = ["COORDINABLE", "TEMPLATES", "template_table"]
+from verity.core.builder import GraphBuilder
+
+__all__ = ["COORDINABLE", "TEMPLATES", "add_templates"]
 
 _YEAR = "(a year|per year|annually|each year|every year|yearly)"
 _FEES = "(fees|annual fees)"
@@ -278,16 +280,9 @@ TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
 }
 
 
-def template_table(used: Sequence[str]) -> list[dict[str, object]]:
-    """The graph's ``templates``: every template of :data:`TEMPLATES` some node uses."""
+def add_templates(builder: GraphBuilder, used: Sequence[str]) -> None:
+    """Add to ``builder`` every template of :data:`TEMPLATES` some node uses, in table order."""
     wanted = set(used)
-    return [
-        {
-            "id": tid,
-            "canonical": canonical,
-            "variants": list(variants),
-            "coordinable": list(COORDINABLE.get(tid, ())),
-        }
-        for tid, (canonical, variants) in TEMPLATES.items()
-        if tid in wanted
-    ]
+    for tid, (canonical, variants) in TEMPLATES.items():
+        if tid in wanted:
+            builder.template(tid, canonical, variants, coordinable=COORDINABLE.get(tid, ()))
