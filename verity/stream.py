@@ -132,15 +132,8 @@ def _error_line(number: int, code: str, message: str) -> str:
     return json.dumps(body, ensure_ascii=False)
 
 
-def _read_line(number: int, raw: bytes, text: str) -> tuple[str, Any]:
-    """(graph id, narration) of a line: the narration decoded when it is well formed,
-    else the parsed JSON object (checked when verified)."""
-    from verity.core import shortcuts
-    from verity.core.wire import decode_narration
-
-    decoded = decode_narration(raw) if shortcuts.enabled() else None
-    if decoded is not None and decoded.graph_id is not None:
-        return decoded.graph_id, decoded
+def _read_line(number: int, text: str) -> tuple[str, dict[str, Any]]:
+    """(graph id, JSON object) of a line's text."""
     data = loads(text, f"line {number}")
     if not isinstance(data, dict):
         raise InputError(f"line {number} is not a JSON object")
@@ -153,7 +146,7 @@ def _read_line(number: int, raw: bytes, text: str) -> tuple[str, Any]:
 def _verify_line(
     number: int, raw: bytes, graphs: Mapping[str, EvidenceGraph], profile: str | Profile
 ) -> str:
-    from verity.core.claims import ParsedNarration, parse_narration
+    from verity.core.claims import parse_narration
     from verity.core.verify import verify_parsed
 
     try:
@@ -163,13 +156,12 @@ def _verify_line(
     if not text.strip():
         return _error_line(number, _EMPTY_LINE, "the line is empty")
     try:
-        graph_id, narration = _read_line(number, raw, text)
+        graph_id, data = _read_line(number, text)
         graph = graphs.get(graph_id)
         if graph is None:
             return _error_line(number, _UNKNOWN_GRAPH, f"no graph with id {graph_id!r}")
-        if not isinstance(narration, ParsedNarration):
-            narration = parse_narration(narration)
-        report = verify_parsed(graph, narration, profile=profile, on_fail="filter")
+        parsed = parse_narration(data)
+        report = verify_parsed(graph, parsed, profile=profile, on_fail="filter")
     except VerityError as exc:
         return _error_line(number, _UNUSABLE, str(exc))
     except Exception as exc:  # a line must never stop the stream
