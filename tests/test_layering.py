@@ -157,3 +157,49 @@ def test_verifying_loads_no_model_backend_bench_or_cli_module() -> None:
     )
     heavy = sorted(m for m in loaded if m.split(".")[0] in rules["forbidden_packages"])
     assert heavy == []
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Every module of the package and the modules of it that it imports, lazy imports
+    inside functions included (a name imported from a package counts as the package)."""
+    paths = {module_name(p): p for p in _sources()}
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        source = path.read_text("utf-8")
+        targets = imported_modules(source, module, path.name == "__init__.py")
+        graph[module] = {_known(t, paths) for t in targets} - {module, ""}
+    return graph
+
+
+def _known(target: str, modules: dict[str, Path]) -> str:
+    """``target`` or the nearest package above it that is a module of the package."""
+    while target and target not in modules:
+        target = target.rpartition(".")[0]
+    return target
+
+
+def cycle_through(graph: dict[str, set[str]], start: str) -> list[str] | None:
+    """A chain of imports from ``start`` back to ``start``, or None when there is none."""
+    paths, seen = [[start]], {start}
+    while paths:
+        path = paths.pop()
+        for target in sorted(graph.get(path[-1], ())):
+            if target == start:
+                return [*path, start]
+            if target not in seen:
+                seen.add(target)
+                paths.append([*path, target])
+    return None
+
+
+def test_the_cycle_check_finds_a_circle_through_a_lazy_import() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set()}
+    assert cycle_through(graph, "a") == ["a", "b", "c", "a"]
+    assert cycle_through(graph, "d") is None
+    lazy = "def f():\n    from verity.stream import chunks\n"
+    assert imported_modules(lazy, "verity.stream_dask", is_package=False) == ["verity.stream"]
+
+
+@pytest.mark.parametrize("module", ["verity.stream", "verity.stream_dask", "verity._lines"])
+def test_the_stream_modules_import_no_circle(module: str) -> None:
+    assert cycle_through(import_graph(), module) is None

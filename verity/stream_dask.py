@@ -17,15 +17,15 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from verity._lines import chunks, verify_lines
 from verity.core.graph import EvidenceGraph
 from verity.core.profiles import Profile
 from verity.errors import InputError, VerityError
 from verity.extras import require_extra
-from verity.stream import chunks, verify_lines
 
 __all__ = ["CONNECT_TIMEOUT_S", "DASK_CHUNK_LINES", "require_dask", "verify_on_dask"]
 
-#: Lines per Dask task: larger than the local engine's windows, to amortise task overhead.
+#: Lines per Dask task: more than the local engine's chunks, to amortise task overhead.
 DASK_CHUNK_LINES = 1024
 #: Windows in flight per worker.
 _WINDOWS_PER_WORKER = 4
