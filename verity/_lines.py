@@ -1,15 +1,16 @@
 """The lines of ``verify-stream``, shared by its engines (:mod:`verity.stream` and
-:mod:`verity.stream_dask`): graphs by id, numbered chunks of lines, and one output line
-per input line.
+:mod:`verity.stream_dask`): graphs by id, numbered chunks of lines, one output line per
+input line, and the output of chunks verified elsewhere gathered back in input order.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from verity.core.claims import parse_narration
 from verity.core.graph import EvidenceGraph, load_graph
@@ -24,6 +25,7 @@ __all__ = [
     "LINE_ERROR_CODES",
     "Chunk",
     "chunks",
+    "in_order",
     "load_graph_dir",
     "verify_lines",
 ]
@@ -130,3 +132,27 @@ def chunks(lines: Iterable[bytes], size: int = CHUNK_LINES) -> Iterator[Chunk]:
     numbered = enumerate(lines, start=1)
     while chunk := list(islice(numbered, size)):
         yield chunk
+
+
+_Pending = TypeVar("_Pending")
+
+
+def in_order(
+    chunked: Iterable[Chunk],
+    submit: Callable[[Chunk], _Pending],
+    result: Callable[[_Pending], list[str]],
+    limit: int,
+) -> Iterator[str]:
+    """The output lines of every chunk, in input order: each chunk is handed to ``submit``
+    as soon as fewer than ``limit`` are pending, and ``result`` waits for the oldest one.
+
+    At most ``limit`` chunks are submitted and not yet yielded (their lines and output are
+    all the memory the stream holds), however long the input is.
+    """
+    pending: deque[_Pending] = deque()
+    for chunk in chunked:
+        pending.append(submit(chunk))
+        if len(pending) >= limit:
+            yield from result(pending.popleft())
+    while pending:
+        yield from result(pending.popleft())
