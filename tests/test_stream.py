@@ -1,15 +1,18 @@
 """verify-stream: order, error lines, the same bytes with any number of jobs, bounded
-read-ahead, workers that fail or die, and early close."""
+read-ahead, workers that fail or die, early close, and signals on the command line."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import multiprocessing
 import os
+import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -163,3 +166,74 @@ def test_cli_reads_file_and_reports_bad_directory(
     assert len(capsys.readouterr().out.splitlines()) == 8
     assert main(["verify-stream", str(tmp_path / "none"), str(path)]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def _children(pid: int) -> set[int]:
+    """The child processes of ``pid`` (Linux /proc)."""
+    found: set[int] = set()
+    for task in os.listdir(f"/proc/{pid}/task"):
+        found.update(int(x) for x in Path(f"/proc/{pid}/task/{task}/children").read_text().split())
+    return found
+
+
+def _shm() -> set[str]:
+    """The entries of /dev/shm that verity made."""
+    return {name for name in os.listdir("/dev/shm") if "verity" in name}
+
+
+def _interrupt(
+    command: list[str], env: dict[str, str], out: Path, signum: int, group: bool
+) -> tuple[int, str, set[int], set[int]]:
+    """Run ``command`` in a session of its own, send it (or its group) ``signum`` once its
+    output starts: (exit status, stderr, the pids of its children at that moment, those
+    of them still there once it has ended)."""
+    with out.open("wb") as sink:
+        child = subprocess.Popen(
+            command, stdout=sink, stderr=subprocess.PIPE, env=env, start_new_session=True
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while out.stat().st_size == 0 and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        workers = _children(child.pid)
+        if group:
+            os.killpg(child.pid, signum)
+        else:
+            child.send_signal(signum)
+        _, err = child.communicate(timeout=60)
+        left = {pid for pid in workers if Path(f"/proc/{pid}").exists()}
+    finally:  # whatever the test finds, it leaves no process behind
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+    return child.returncode, err.decode(), workers, left
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and /dev/shm")
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("group", [False, True], ids=["to-the-command", "to-its-group"])
+def test_a_signal_ends_the_command_with_one_line_and_nothing_left(
+    graph_dir: Path, tmp_path: Path, signum: signal.Signals, group: bool
+) -> None:
+    """Sent to its group as a terminal's Ctrl-C or a service manager's stop is, the
+    signal reaches the workers too."""
+    narrations = tmp_path / "n.jsonl"
+    narrations.write_bytes(b"\n".join(_lines() * 25_000) + b"\n")
+    out, temp = tmp_path / "out.jsonl", tmp_path / "temp"
+    temp.mkdir()
+    shm = _shm()
+    command = [sys.executable, "-m", "verity", "verify-stream", str(graph_dir), str(narrations)]
+    env = {**os.environ, "TMPDIR": str(temp), "PYTHONPATH": str(ROOT)}
+    status, err, workers, left = _interrupt([*command, "--jobs", "2"], env, out, signum, group)
+    assert len(workers) == 2
+    assert status == 128 + signum
+    name = signal.Signals(signum).name
+    said = re.fullmatch(
+        rf"verity verify-stream: interrupted \({name}\); (\d+) lines written\n", err
+    )
+    assert said, err[-2000:]
+    lines = out.read_bytes().splitlines()
+    assert 0 < len(lines) == int(said[1]) < 200_000
+    assert [json.loads(x)["line"] for x in lines] == list(range(1, len(lines) + 1))
+    assert left == set()  # the command stopped and reaped its workers before it ended
+    assert list(temp.iterdir()) == [] and _shm() <= shm

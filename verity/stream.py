@@ -12,8 +12,8 @@ length of the stream. On Linux, when the calling process runs a single
 thread, the workers are forked after the graphs are loaded and share them copy-on-write
 (the loaded objects are moved out of the garbage collector's reach with :func:`gc.freeze`
 while the pool runs, so collections do not touch their pages); elsewhere they are
-spawned and each loads the graphs itself. The workers are stopped when the stream ends
-or is closed.
+spawned and each loads the graphs itself. Workers ignore SIGINT: the process that runs
+the stream stops them when it is interrupted or the stream is closed.
 
 With ``engine="dask"`` chunks of lines are verified on a Dask cluster instead
 (:mod:`verity.stream_dask`): the one at ``scheduler``, or a ``distributed``
@@ -26,6 +26,7 @@ import contextlib
 import gc
 import multiprocessing
 import pickle
+import signal
 import sys
 import threading
 from collections.abc import Generator, Iterable, Iterator, Mapping
@@ -69,8 +70,16 @@ ENGINES: tuple[str, ...] = ("local", "dask")
 _WORKER: dict[str, Any] = {}
 
 
+def _leave_signals_to_the_stream() -> None:
+    """In a worker: SIGINT (a terminal's Ctrl-C reaches every process of its group) is
+    ignored, since the stream's process stops the pool; SIGTERM ends the worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _adopt(graphs: Mapping[str, EvidenceGraph], profile: str | Profile) -> None:
     """Initialize a forked worker with the graphs and profile it shares with its parent."""
+    _leave_signals_to_the_stream()
     _WORKER.update(graphs=graphs, profile=profile)
 
 
@@ -82,6 +91,7 @@ def _load(graph_dir: str, pickled_profile: bytes) -> None:
     that says why (the profile comes pickled for the same reason: its unpickling then
     happens here, not in the worker's start-up).
     """
+    _leave_signals_to_the_stream()
     try:
         _WORKER.update(profile=pickle.loads(pickled_profile), graphs=load_graph_dir(graph_dir))
     except Exception as exc:
