@@ -95,15 +95,29 @@ def test_a_consumer_that_stops_early_leaves_no_worker_running(graph_dir: Path, m
     assert gc.get_freeze_count() == frozen
 
 
+def _stalling(claim: object, graph: object) -> Iterator[object]:
+    """A gate that stalls on a claim with the id ``slow``."""
+    if getattr(claim, "id", None) == "slow":
+        time.sleep(120)
+    return iter(())
+
+
 def test_a_worker_that_dies_fails_the_stream_with_one_error(graph_dir: Path) -> None:
-    consumed = verify_stream(_lines() * 2000, graph_dir, jobs=2, start_method="fork")
-    next(consumed)
+    """Killed while it verifies: a worker killed halfway through sending a chunk's output
+    would leave the pool waiting for the rest."""
+    stalling = verity.extend("paper", [verity.CustomGate("stall", _stalling, {"stall.x": "-"})])
+    good = json.loads(_lines()[0])
+    slow = {**good, "claims": [{**good["claims"][0], "id": "slow"}]}
+    lines = [_lines()[0]] * stream_module.CHUNK_LINES + [json.dumps(slow).encode()] * 2000
+    consumed = verify_stream(lines, graph_dir, stalling, 2, start_method="fork")
+    next(consumed)  # the first chunk's output is in; each worker now stalls on a later one
     victim = multiprocessing.active_children()[0].pid
     assert victim is not None
+    started = time.monotonic()
     os.kill(victim, signal.SIGKILL)
     with pytest.raises(InputError, match="worker process ended unexpectedly"):
         list(consumed)
-    assert multiprocessing.active_children() == []
+    assert time.monotonic() - started < 60 and multiprocessing.active_children() == []
 
 
 SPAWN_FAILURE = r"""
