@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
@@ -103,8 +104,8 @@ def _stalling(claim: object, graph: object) -> Iterator[object]:
 
 
 def test_a_worker_that_dies_fails_the_stream_with_one_error(graph_dir: Path) -> None:
-    """Killed while it verifies: a worker killed halfway through sending a chunk's output
-    would leave the pool waiting for the rest."""
+    """Killed while it verifies: a SIGKILL halfway through sending a chunk's output would
+    leave the pool waiting for the rest (a SIGTERM waits for the end of the message)."""
     stalling = verity.extend("paper", [verity.CustomGate("stall", _stalling, {"stall.x": "-"})])
     good = json.loads(_lines()[0])
     slow = {**good, "claims": [{**good["claims"][0], "id": "slow"}]}
@@ -118,6 +119,38 @@ def test_a_worker_that_dies_fails_the_stream_with_one_error(graph_dir: Path) -> 
     with pytest.raises(InputError, match="worker process ended unexpectedly"):
         list(consumed)
     assert time.monotonic() - started < 60 and multiprocessing.active_children() == []
+
+
+def _send_as_a_worker(pipe: Connection, size: int) -> None:
+    """A worker's signal handling, then one message of ``size`` bytes through ``pipe``."""
+    stream_module._leave_signals_to_the_stream()
+    pipe.send_bytes(b"x" * size)
+    time.sleep(60)
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="POSIX signals")
+@pytest.mark.parametrize("read", [True, False], ids=["read", "never-read"])
+def test_a_worker_ends_on_sigterm_but_not_halfway_through_sending(read: bool) -> None:
+    """Output cut short would leave the pool's reader waiting for its rest for ever; a
+    reader that stopped reading does not keep the worker for more than a moment."""
+    size = 20_000_000
+    reader, writer = multiprocessing.Pipe(duplex=False)
+    worker = multiprocessing.get_context("fork").Process(
+        target=_send_as_a_worker, args=(writer, size)
+    )
+    worker.start()
+    writer.close()
+    try:
+        assert reader.poll(30)  # sending, and blocked: the pipe holds far less than that
+        time.sleep(0.2)
+        worker.terminate()  # SIGTERM
+        if read:
+            assert len(reader.recv_bytes()) == size
+        worker.join(30)
+        assert worker.exitcode == 128 + signal.SIGTERM
+    finally:
+        worker.kill()
+        worker.join()
 
 
 SPAWN_FAILURE = r"""

@@ -12,8 +12,9 @@ length of the stream. On Linux, when the calling process runs a single
 thread, the workers are forked after the graphs are loaded and share them copy-on-write
 (the loaded objects are moved out of the garbage collector's reach with :func:`gc.freeze`
 while the pool runs, so collections do not touch their pages); elsewhere they are
-spawned and each loads the graphs itself. Workers ignore SIGINT: the process that runs
-the stream stops them when it is interrupted or the stream is closed.
+spawned and each loads the graphs itself. Workers ignore SIGINT (the process that runs
+the stream stops them when it is interrupted or the stream is closed) and end on SIGTERM
+once the output they may be sending is sent.
 
 With ``engine="dask"`` chunks of lines are verified on a Dask cluster instead
 (:mod:`verity.stream_dask`): the one at ``scheduler``, or a ``distributed``
@@ -25,14 +26,18 @@ from __future__ import annotations
 import contextlib
 import gc
 import multiprocessing
+import os
 import pickle
 import signal
 import sys
 import threading
+import time
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Connection
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from verity._lines import (
@@ -66,15 +71,45 @@ START_METHODS: tuple[str, ...] = ("fork", "spawn")
 #: Where the lines are verified: in this process or its worker processes, or on Dask.
 ENGINES: tuple[str, ...] = ("local", "dask")
 
+#: How long a worker told to end waits for a chunk's output it is sending to be sent.
+_SEND_GRACE_S = 1.0
+#: The code of the function through which a worker sends each chunk's output.
+_SEND_BYTES = Connection.send_bytes.__code__
+
 # Worker-process state: the graphs and the profile, or why they could not be loaded.
 _WORKER: dict[str, Any] = {}
 
 
 def _leave_signals_to_the_stream() -> None:
     """In a worker: SIGINT (a terminal's Ctrl-C reaches every process of its group) is
-    ignored, since the stream's process stops the pool; SIGTERM ends the worker."""
+    ignored, since the stream's process stops the pool; SIGTERM ends the worker, though
+    not halfway through sending a chunk's output (:func:`_end_worker`; POSIX)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "setitimer"):
+        signal.signal(signal.SIGTERM, _end_worker)
+        signal.signal(signal.SIGALRM, _end_worker)
+
+
+def _sending(frame: FrameType | None) -> bool:
+    """True while ``frame`` or one of its callers sends a message through a pipe."""
+    while frame is not None:
+        if frame.f_code is _SEND_BYTES:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _end_worker(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM (and the SIGALRM it sets) in a worker: exit, unless the worker is sending a
+    chunk's output; then look again every 10 ms, for at most :data:`_SEND_GRACE_S`. A
+    worker killed halfway through a message (by a SIGTERM to the whole group, from a
+    service manager or ``pkill``) would leave the pool's reader waiting for the rest for
+    ever; the limit is for a pool that no longer reads."""
+    deadline: float = _WORKER.setdefault("ending", time.monotonic() + _SEND_GRACE_S)
+    if _sending(frame) and time.monotonic() < deadline:
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+    else:
+        os._exit(128 + signal.SIGTERM)
 
 
 def _adopt(graphs: Mapping[str, EvidenceGraph], profile: str | Profile) -> None:
