@@ -12,20 +12,20 @@ worker processes is started for the run and closed after it. Needs the ``dask`` 
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from verity._lines import chunks, in_order, verify_lines
 from verity.core.graph import EvidenceGraph
 from verity.core.profiles import Profile
 from verity.errors import InputError, VerityError
 from verity.extras import require_extra
-from verity.stream import chunks, verify_lines
 
 __all__ = ["CONNECT_TIMEOUT_S", "DASK_CHUNK_LINES", "require_dask", "verify_on_dask"]
 
-#: Lines per Dask task: larger than the local engine's windows, to amortise task overhead.
+#: Lines per Dask task: more than the local engine's chunks, to amortise task overhead.
 DASK_CHUNK_LINES = 1024
 #: Windows in flight per worker.
 _WINDOWS_PER_WORKER = 4
@@ -106,13 +106,8 @@ def verify_on_dask(
     try:
         window = _worker_count(client, connect_timeout_s) * _WINDOWS_PER_WORKER
         [shared] = client.scatter([(dict(graphs), profile)], broadcast=True, hash=False)
-        pending: deque[Any] = deque()
-        for chunk in chunks(lines, chunk_lines):
-            pending.append(client.submit(_verify_window, shared, chunk, pure=False))
-            if len(pending) >= window:
-                yield from _result(pending.popleft())
-        while pending:
-            yield from _result(pending.popleft())
+        submit = functools.partial(client.submit, _verify_window, shared, pure=False)
+        yield from in_order(chunks(lines, chunk_lines), submit, _result, window)
     finally:
         client.close()
         if cluster is not None:

@@ -3,27 +3,29 @@
 Run from the repository root::
 
     .venv/bin/python benchmarks/perf/stream.py [--claims 1000000 250000] [--jobs 1 2]
-        [--rounds 3] [--dir /tmp/verity-perf] [--json benchmarks/perf/results/stream.json]
+        [--rounds 3] [--trees NAME=PATH ...] [--dir /tmp/verity-perf]
+        [--json benchmarks/perf/results/stream.json]
 
 For each size it writes (once, then reuses) a JSON Lines file of seeded narrations of
 8 claims each under ``--dir`` (outside the repository), then runs
-``python -m verity verify-stream GRAPHS FILE --jobs J > /dev/null``:
+``python -m verity verify-stream GRAPHS FILE --jobs J > /dev/null``, with the code of
+each ``--trees`` checkout (``NAME=PATH``: the child runs with ``PYTHONPATH=PATH``; by
+default this checkout alone), so that two versions are measured side by side:
 
-* ``--rounds`` timed runs of each J, the order of the Js reversed every other round so
-  that a slow stretch of the machine does not fall on one J only. Nothing else of this
-  script runs meanwhile (it waits for the child): wall time, CPU time, the largest single
-  process (``ru_maxrss`` from ``os.wait4``) and the CPU time the hypervisor gave to
-  other guests while the run went on (``steal`` in /proc/stat, all CPUs);
-* then one memory run of each J, in which the resident memory of the command with all
-  its workers together is sampled from /proc every 50 ms, with the growth of the
-  machine's shared memory (``Shmem`` in /proc/meminfo): the spool files through which
-  chunks pass between the processes live in /dev/shm and belong to no process's PSS.
-  The sampling reads every page table of the tree and takes CPU time from the command
-  on a machine with no idle core, so these runs are not timed for the speed-up.
+* ``--rounds`` timed runs of each tree and J, the order of the (tree, J) pairs reversed
+  every other round so that a slow stretch of the machine does not fall on one of them
+  only. Nothing else of this script runs meanwhile (it waits for the child): wall time,
+  CPU time, the largest single process (``ru_maxrss`` from ``os.wait4``) and the CPU time
+  the hypervisor gave to other guests while the run went on (``steal`` in /proc/stat,
+  all CPUs);
+* then one memory run of each tree and J, in which the resident memory of the command
+  with all its workers together is sampled from /proc every 50 ms. The sampling reads
+  every page table of the tree of processes and takes CPU time from the command on a
+  machine with no idle core, so these runs are not timed for the speed-up.
 
 The speed-up is the wall time with the first J over the wall time with each J, of the
-medians over the rounds (``speed_up``) and of the fastest runs (``speed_up_best``: the
-quietest stretch this machine gave).
+same tree, of the medians over the rounds (``speed_up``) and of the fastest runs
+(``speed_up_best``: the quietest stretch this machine gave).
 """
 
 from __future__ import annotations
@@ -90,11 +92,6 @@ def _memory_kib(pid: int) -> tuple[int, int]:
     return rss, pss
 
 
-def _shmem_kib() -> int:
-    """The machine's shared memory in KiB (Linux /proc/meminfo): tmpfs files among it."""
-    return _kib("/proc/meminfo", "Shmem:")[0]
-
-
 def _tree(pid: int) -> list[int]:
     """The process and its descendants (Linux /proc)."""
     out, todo = [], [pid]
@@ -129,11 +126,13 @@ def run_stream(
     out: Path | None = None,
     *,
     sample: bool = True,
+    tree: Path | None = None,
 ) -> dict[str, Any]:
     """One run of the command in a child: wall and CPU time, peak memory.
 
     ``extra`` are more options of the command (``--engine dask``); ``out`` receives its
-    standard output (default: discarded).
+    standard output (default: discarded); ``tree`` is the checkout whose code runs
+    (default: the one ``python -m verity`` finds).
 
     ``peak_rss_mib`` is ``ru_maxrss`` from ``os.wait4`` (the largest single process of
     the child's tree); with ``sample``, ``peak_tree_rss_mib`` and ``peak_tree_pss_mib``
@@ -144,16 +143,16 @@ def run_stream(
     """
     cmd = [sys.executable, "-m", "verity", "verify-stream", str(graphs), str(path)]
     cmd += ["--jobs", str(jobs), "--profile", profile, *extra]
+    env = None if tree is None else {**os.environ, "PYTHONPATH": str(tree)}
     load = os.getloadavg()[0]
     steal = _steal_s()
     started = time.perf_counter()
     if out is None:
-        child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     else:
         with out.open("wb") as sink:
-            child = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.PIPE)
-    peak_tree = peak_pss = peak_shmem = 0
-    shmem = _shmem_kib()
+            child = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.PIPE, env=env)
+    peak_tree = peak_pss = 0
     samples: list[tuple[float, int]] = []  # (seconds, tree RSS KiB)
     if sample:
         while True:
@@ -163,7 +162,6 @@ def run_stream(
             sizes = [_memory_kib(p) for p in _tree(child.pid)]
             peak_tree = max(peak_tree, sum(r for r, _ in sizes))
             peak_pss = max(peak_pss, sum(p for _, p in sizes))
-            peak_shmem = max(peak_shmem, _shmem_kib() - shmem)
             samples.append((time.perf_counter() - started, sum(r for r, _ in sizes)))
             time.sleep(0.05)
         stderr = child.stderr.read() if child.stderr else b""
@@ -185,7 +183,6 @@ def run_stream(
         row.update(
             peak_tree_rss_mib=peak_tree / 1024,
             peak_tree_pss_mib=peak_pss / 1024,
-            peak_shmem_mib=peak_shmem / 1024,
             tree_rss_mib_by_quarter=_quarters(samples, wall),
         )
     return row
@@ -200,12 +197,26 @@ def _quarters(samples: list[tuple[float, int]], wall: float) -> list[float]:
     return out
 
 
-def _rounds(jobs: Sequence[int], rounds: int) -> list[int]:
-    """The Js of the timed runs in order: each round once, reversed every other round."""
-    order: list[int] = []
+def _rounds(pairs: Sequence[tuple[str, int]], rounds: int) -> list[tuple[str, int]]:
+    """The (tree, J) pairs of the timed runs in order: each once a round, the order
+    reversed every other round."""
+    order: list[tuple[str, int]] = []
     for r in range(rounds):
-        order.extend(jobs if r % 2 == 0 else list(reversed(jobs)))
+        order.extend(pairs if r % 2 == 0 else list(reversed(pairs)))
     return order
+
+
+def _trees(specs: Sequence[str]) -> dict[str, Path | None]:
+    """``NAME=PATH`` specs by name (none: this checkout, as found by ``-m verity``)."""
+    if not specs:
+        return {"this": None}
+    trees: dict[str, Path | None] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not (Path(path) / "verity").is_dir():
+            raise SystemExit(f"--trees wants NAME=PATH of a checkout, not {spec!r}")
+        trees[name] = Path(path).resolve()
+    return trees
 
 
 def summarize(jobs: int, timed: Sequence[dict[str, Any]], memory: dict[str, Any]) -> dict[str, Any]:
@@ -223,18 +234,71 @@ def summarize(jobs: int, timed: Sequence[dict[str, Any]], memory: dict[str, Any]
         "peak_rss_mib": max(r["peak_rss_mib"] for r in [*timed, memory]),
         "peak_tree_rss_mib": memory["peak_tree_rss_mib"],
         "peak_tree_pss_mib": memory["peak_tree_pss_mib"],
-        "peak_shmem_mib": memory["peak_shmem_mib"],
-        "peak_pss_and_spool_mib": memory["peak_tree_pss_mib"] + memory["peak_shmem_mib"],
         "tree_rss_mib_by_quarter": memory["tree_rss_mib_by_quarter"],
         "memory_run_wall_s": memory["wall_s"],
     }
+
+
+HEADER = (
+    f"{'tree':>8}{'claims':>9}{'lines':>8}{'MiB in':>8}{'jobs':>5}{'wall s':>8}{'best s':>8}"
+    f"{'cpu s':>8}{'claims/s':>10}{'max RSS MiB':>13}{'tree RSS':>10}{'tree PSS':>10}"
+    f"{'speed-up':>10}{'best':>6}  tree RSS by quarter of the run"
+)
+
+
+def _line(row: dict[str, Any]) -> str:
+    return (
+        f"{row['tree']:>8}{row['claims']:>9}{row['lines']:>8}{row['input_mib']:>8.0f}"
+        f"{row['jobs']:>5}{row['wall_s']:>8.1f}{row['wall_best_s']:>8.1f}{row['cpu_s']:>8.1f}"
+        f"{row['claims_per_s']:>10,.0f}{row['peak_rss_mib']:>13.1f}"
+        f"{row['peak_tree_rss_mib']:>10.1f}{row['peak_tree_pss_mib']:>10.1f}"
+        f"{row['speed_up']:>10.2f}{row['speed_up_best']:>6.2f}  {row['tree_rss_mib_by_quarter']}"
+    )
+
+
+def measure(
+    graphs: Path,
+    path: Path,
+    trees: dict[str, Path | None],
+    jobs: Sequence[int],
+    args: argparse.Namespace,
+) -> list[dict[str, Any]]:
+    """The rows of one input: every tree and J, timed in alternating rounds, then memory."""
+    pairs = [(name, j) for name in trees for j in jobs]
+    timed: dict[tuple[str, int], list[dict[str, Any]]] = {pair: [] for pair in pairs}
+    for name, j in _rounds(pairs, args.rounds):
+        run = run_stream(graphs, path, j, args.profile, sample=False, tree=trees[name])
+        timed[name, j].append(run)
+        print(
+            f"  {name}, jobs {j}: {run['wall_s']:.1f} s wall, {run['cpu_s']:.1f} s CPU, "
+            f"{run['steal_s']:.1f} s stolen, load {run['load_before']:.2f} before",
+            flush=True,
+        )
+    rows = []
+    for name, j in pairs:
+        memory = run_stream(graphs, path, j, args.profile, tree=trees[name])
+        print(f"  memory run, {name}, jobs {j}: {memory['peak_tree_pss_mib']:.1f} MiB PSS")
+        row = summarize(j, timed[name, j], memory)
+        row.update(tree=name, pythonpath=str(trees[name] or ""))
+        rows.append(row)
+    return rows
+
+
+def _speed_ups(rows: list[dict[str, Any]]) -> None:
+    """Each row's speed-up over the first row of its tree (its first J)."""
+    first: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        base = first.setdefault(row["tree"], row)
+        row["speed_up"] = base["wall_s"] / row["wall_s"]
+        row["speed_up_best"] = base["wall_best_s"] / row["wall_best_s"]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--claims", type=int, nargs="+", default=[250_000, 1_000_000])
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--rounds", type=int, default=3, help="timed runs of each J")
+    parser.add_argument("--rounds", type=int, default=3, help="timed runs of each tree and J")
+    parser.add_argument("--trees", nargs="+", default=[], metavar="NAME=PATH")
     parser.add_argument("--profile", default="strict")
     parser.add_argument("--dir", type=Path, default=Path("/tmp/verity-perf"))
     parser.add_argument("--graphs", type=Path, default=None)
@@ -243,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
+    trees = _trees(args.trees)
     args.dir.mkdir(parents=True, exist_ok=True)
     graphs = graph_dir(args.graphs)
     rows = []
@@ -251,46 +316,14 @@ def main(argv: list[str] | None = None) -> int:
         path = args.dir / f"narrations-{claims}.jsonl"
         lines = write_input(path, claims, args.graphs, args.seed)
         size = path.stat().st_size / 2**20
-        timed: dict[int, list[dict[str, Any]]] = {j: [] for j in args.jobs}
-        for jobs in _rounds(args.jobs, args.rounds):
-            run = run_stream(graphs, path, jobs, args.profile, sample=False)
-            timed[jobs].append(run)
-            print(
-                f"  {lines * CLAIMS_PER} claims, jobs {jobs}: {run['wall_s']:.1f} s wall, "
-                f"{run['cpu_s']:.1f} s CPU, {run['steal_s']:.1f} s stolen, "
-                f"load {run['load_before']:.2f} before",
-                flush=True,
-            )
-        memory = {}
-        for jobs in args.jobs:
-            memory[jobs] = run_stream(graphs, path, jobs, args.profile)
-            print(
-                f"  memory run, jobs {jobs}: {memory[jobs]['peak_tree_pss_mib']:.1f} MiB PSS, "
-                f"shared memory (the spool) up by at most {memory[jobs]['peak_shmem_mib']:.1f} MiB",
-                flush=True,
-            )
-        print(
-            f"{'claims':>9}{'lines':>8}{'MiB in':>8}{'jobs':>5}{'wall s':>8}{'best s':>8}"
-            f"{'cpu s':>8}{'claims/s':>10}{'max RSS MiB':>13}{'tree RSS':>10}{'tree PSS':>10}"
-            f"{'speed-up':>10}{'best':>6}  tree RSS by quarter of the run"
-        )
-        base = best = None
-        for jobs in args.jobs:
-            row = summarize(jobs, timed[jobs], memory[jobs])
+        measured = measure(graphs, path, trees, args.jobs, args)
+        _speed_ups(measured)
+        print(HEADER)
+        for row in measured:
             row.update(claims=lines * CLAIMS_PER, lines=lines, input_mib=size)
-            base = base or row["wall_s"]
-            best = best or row["wall_best_s"]
-            row["speed_up"] = base / row["wall_s"]
-            row["speed_up_best"] = best / row["wall_best_s"]
             row["claims_per_s"] = row["claims"] / row["wall_s"]
-            rows.append(row)
-            print(
-                f"{row['claims']:>9}{lines:>8}{size:>8.0f}{jobs:>5}{row['wall_s']:>8.1f}"
-                f"{row['wall_best_s']:>8.1f}{row['cpu_s']:>8.1f}{row['claims_per_s']:>10,.0f}"
-                f"{row['peak_rss_mib']:>13.1f}{row['peak_tree_rss_mib']:>10.1f}"
-                f"{row['peak_tree_pss_mib']:>10.1f}{row['speed_up']:>10.2f}"
-                f"{row['speed_up_best']:>6.2f}  {row['tree_rss_mib_by_quarter']}"
-            )
+            print(_line(row))
+        rows.extend(measured)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
