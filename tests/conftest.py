@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tests.helpers import GRAPHS
+from tests.helpers import GRAPHS, SharedGraphs
 
 # The test suite is reproducible: property tests draw the same examples on every run.
 # The fuzz benchmark (benchmarks/fuzz/run.py, VERITY_FUZZ_EXAMPLES) explores at random.
@@ -26,14 +26,7 @@ def graph_dir(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On a mypyc-compiled build (``benchmarks/perf/compiled.sh``), skip the tests that patch
-    a compiled module's functions at run time: compiled calls between them do not see it."""
-    from verity._build import compiled_modules
-
-    if not compiled_modules():
-        return
-    skip = pytest.mark.skip(reason="patches a module that is compiled in this build")
-    for item in items:
-        if "pure_only" in item.keywords:
-            item.add_marker(skip)
+@pytest.fixture(scope="session")
+def graphs() -> SharedGraphs:
+    """The graphs several test modules read, each loaded once per run (:class:`SharedGraphs`)."""
+    return SharedGraphs()

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import copy
 import json
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from verity import EvidenceGraph
 
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
@@ -67,3 +71,42 @@ def stream_lines() -> list[bytes]:
         b"[1]",
         good,
     ]
+
+
+def needs(extra: str, module: str) -> Any:
+    """``pytest.importorskip(module)``, skipping with the extra to install as the reason."""
+    import pytest
+
+    from verity.extras import install_hint
+
+    return pytest.importorskip(module, reason=f"needs the {extra} extra: {install_hint(extra)}")
+
+
+def _load(source: Any) -> EvidenceGraph:
+    from verity import load_graph
+
+    return load_graph(source)
+
+
+class SharedGraphs:
+    """The graphs several test modules read, each loaded once per test run."""
+
+    @staticmethod
+    @cache
+    def card(name: str) -> EvidenceGraph:
+        """A checked-in card-rewards graph (``evidence_graphs/card_rewards/NAME``)."""
+        return _load(ROOT / "evidence_graphs" / "card_rewards" / name)
+
+    @staticmethod
+    @cache
+    def fixture(name: str) -> EvidenceGraph:
+        """A test graph of ``tests/fixtures/graphs`` (``card_small.json``...)."""
+        return _load(graph_dict(name))
+
+    @staticmethod
+    @cache
+    def sql_sample() -> EvidenceGraph:
+        """The SQL backend's sample graph, built from the embedded sample database."""
+        from verity.backends.sql.query import graph_from_sample
+
+        return graph_from_sample()

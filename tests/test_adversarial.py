@@ -4,37 +4,23 @@ benchmarks/README.md say."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from types import ModuleType
 from typing import Any
 
 import pytest
 
 from tests.helpers import ROOT
 from verity import check_answer
+from verity.bench import adversarial as harness
 
 HERE = ROOT / "benchmarks" / "adversarial"
-
-
-def _module(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-harness = _module("harness")
 R = str(ROOT)
 ATTACKS = [
-    *harness.load("structured_attacks.json")["cases"],
-    *harness.load("v4_attacks.json")["cases"],
+    *harness.load(HERE / "structured_attacks.json")["cases"],
+    *harness.load(HERE / "v4_attacks.json")["cases"],
 ]
-CONTROLS = harness.load("structured_controls.json")["cases"]
-V4_CONTROLS = harness.load("v4_controls.json")["cases"]
-FREE = [harness.load("freetext.json"), harness.load("v4_freetext.json")]
+CONTROLS = harness.load(HERE / "structured_controls.json")["cases"]
+V4_CONTROLS = harness.load(HERE / "v4_controls.json")["cases"]
+FREE = [harness.load(HERE / "freetext.json"), harness.load(HERE / "v4_freetext.json")]
 
 #: Controls that strict ships, at least (the figures in benchmarks/README.md): the older
 #: set loses compression and shared-subject ellipsis by design, the v4 set the ``'s``

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from tests.helpers import ROOT, load_json
+from verity import InputError
 from verity.answer import AnswerResult, Passage, check_answer, coerce_passages
 from verity.cli.main import main
-from verity.errors import InputError
 from verity.formats import REFUSAL
 
 DATA = load_json(ROOT / "benchmarks" / "adversarial" / "attacks.json")

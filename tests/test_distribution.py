@@ -10,15 +10,11 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import ROOT
-from verity.errors import InputError
+from verity import InputError
 from verity.extras import DISTRIBUTION, EXTRAS, install_hint, require_extra
 
 #: ``pip install 'NAME[extra]'`` or ``pip install NAME`` in code, docs and scripts.
 _HINT = re.compile(r"pip install (?:-e )?['\"]?([A-Za-z0-9_.-]+)\[")
-#: Files the issue-13 branch may not edit; their hints are fixed by the lead (see the
-#: branch report). Each still holds the old hint: the test fails once it is fixed, so the
-#: entry is then removed here.
-_PENDING: set[str] = set()
 
 
 def test_pyproject_names_the_distribution_and_keeps_the_command() -> None:
@@ -46,16 +42,9 @@ def test_every_install_hint_names_the_distribution() -> None:
     for rel in _sources():
         text = (ROOT / rel).read_text("utf-8", errors="replace")
         for match in _HINT.finditer(text):
-            if match.group(1) not in (DISTRIBUTION, ".", "pulp") and rel not in _PENDING:
+            if match.group(1) not in (DISTRIBUTION, ".", "pulp"):
                 wrong.append(f"{rel}: {match.group(0)}")
     assert not wrong, wrong
-
-
-@pytest.mark.parametrize("rel", sorted(_PENDING))
-def test_pending_hints_are_still_pending(rel: str) -> None:
-    assert "pip install 'verity[" in (ROOT / rel).read_text("utf-8"), (
-        f"{rel} is fixed: remove it from _PENDING"
-    )
 
 
 def test_install_hint_and_require_extra() -> None:

@@ -7,7 +7,8 @@ the tests: a ``.pth`` file points at a folder of links to exactly the installed
 distributions that the core dependencies need (their closure), and nothing else; a
 second venv adds numpy (the ``bench`` extra without matplotlib). The venv never sees
 this checkout, so a file missing from the package data fails here as it would for a user.
-``.ci/install-check.sh`` does the same with a full install from the package index.
+``.ci/install-check.sh`` does the same with a full install from the package index, and
+runs this module (marker ``wheel``; ``scripts/test.sh`` leaves it out).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ import pytest
 
 from tests.helpers import ROOT
 from verity.extras import DISTRIBUTION, install_hint
+
+pytestmark = [pytest.mark.slow, pytest.mark.wheel]
 
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 

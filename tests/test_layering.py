@@ -157,3 +157,72 @@ def test_verifying_loads_no_model_backend_bench_or_cli_module() -> None:
     )
     heavy = sorted(m for m in loaded if m.split(".")[0] in rules["forbidden_packages"])
     assert heavy == []
+
+
+def _module_edges() -> dict[str, set[str]]:
+    """Every verity module (the package root aside: it only names its API) -> the verity
+    modules it imports, at module level or inside a function. ``from P import name``
+    goes to ``P.name`` when that is a module, else to ``P``."""
+    modules = {module_name(p): p for p in _sources()}
+    edges: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        if module == "verity":
+            continue
+        found: set[str] = set()
+        tree = ast.parse(path.read_text("utf-8"))
+        for target in imported_modules(path.read_text("utf-8"), module, path.name == "__init__.py"):
+            found.add(target)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.update(
+                    f"{node.module}.{a.name}"
+                    for a in node.names
+                    if f"{node.module}.{a.name}" in modules
+                )
+        edges[module] = {t for t in found if t in modules and t not in ("verity", module)}
+    return edges
+
+
+def _circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(edges.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                group.append(top)
+                if top == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    """No import circle between modules, counting imports inside functions too."""
+    assert _circles(_module_edges()) == []
+
+
+def test_the_circle_check_finds_a_circle() -> None:
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []

@@ -28,3 +28,22 @@ def test_refusal_is_pinned() -> None:
 
 def test_no_private_names_exported() -> None:
     assert not [n for n in verity.__all__ if n.startswith("_") and n != "__version__"]
+
+
+def test_every_public_name_has_one_home_and_resolves() -> None:
+    homes = verity._HOME  # the table the lazy attributes are read from
+    assert set(homes) == set(verity.__all__) - {"__version__"}
+    for name, home in homes.items():
+        value = getattr(verity, name)
+        assert value is getattr(__import__(home, fromlist=[name]), name)
+        if isinstance(value, type) or callable(value):
+            assert value.__module__ == home, name
+
+
+def test_import_verity_loads_no_other_module_of_it() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, verity; print(sorted(m for m in sys.modules if m.startswith('verity')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['verity']"

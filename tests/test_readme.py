@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.endpoint import serve
-from tests.helpers import ROOT
+from tests.helpers import ROOT, needs
 
 README = (ROOT / "README.md").read_text("utf-8")
 BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
@@ -66,7 +66,7 @@ def test_custom_gates_block(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_dask_block(monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("distributed")
+    needs("dask", "distributed")
     monkeypatch.chdir(ROOT)
     _, printed = _run(BLOCKS[3])
     assert printed == "True 3\n"

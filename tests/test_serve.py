@@ -22,14 +22,14 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, needs
 from verity.cli.main import main
 
-pytest.importorskip("uvicorn")
-pytest.importorskip("starlette")
+needs("serve", "uvicorn")
+needs("serve", "starlette")
 
-from verity.serve import listen  # after the extra's check
-from verity.serve.app import service_version
+from verity.serve import listen  # noqa: E402  (after the extra's check)
+from verity.serve.app import service_version  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 GRAPH = json.loads((EXAMPLES / "graph.json").read_text("utf-8"))

@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 
 from examples.fee_gates import fees
-from tests.helpers import ROOT
+from tests.helpers import ROOT, needs
 from tests.helpers import stream_lines as _lines
-from verity.errors import InputError
+from verity import InputError
 from verity.stream import load_graph_dir, verify_stream
 from verity.stream_dask import verify_on_dask
 
-distributed = pytest.importorskip("distributed")
+distributed = needs("dask", "distributed")
 
 TIMEOUT_S = 180
 

@@ -9,7 +9,7 @@ answer sentence equals a run of whole coordinate clauses of the passage sentence
 or condition marker. Text a reader sees differently (line breaks, control characters,
 markup...) is refused. Unsupported sentences are removed (drop, not fail); when none
 survives the answer becomes the pinned refusal. The kept sentences are joined so that no
-sentence forms across two of them (:func:`join_sentences`).
+sentence forms across two of them (:func:`verity.text.segment.join_sentences`).
 
 For a removed sentence the result names the closest passage: the passage whose verdict
 got furthest (in order: not contained, a deletion inside, a clause cut, a clause with a
@@ -29,7 +29,7 @@ from verity.formats import ANSWER_RESULT_FORMAT, REFUSAL
 from verity.text.aliases import AliasMatcher
 from verity.text.align import Span
 from verity.text.reader import reader_issue
-from verity.text.segment import split_sentences
+from verity.text.segment import join_sentences, split_sentences
 from verity.text.variation import (
     FREE_PROGRESS,
     FreeReason,
@@ -47,7 +47,6 @@ __all__ = [
     "Passage",
     "check_answer",
     "coerce_passages",
-    "join_sentences",
 ]
 
 
@@ -207,19 +206,6 @@ def _check_sentence(
         if score > best_score:
             best_id, best_score = passage.id, score
     return ClaimCheck(sentence, False, "not_contained", closest_passage_id=best_id)
-
-
-_TERMINAL = (".", "!", "?", "…", "。", "！", "？")
-
-
-def join_sentences(texts: Sequence[str]) -> str:
-    """Join shipped texts with one space, so that no sentence can form across two of them:
-    a text that does not end with a sentence terminator gets a full stop."""
-    parts = []
-    for text in texts:
-        text = text.strip()
-        parts.append(text if text.endswith(_TERMINAL) else text + ".")
-    return " ".join(parts)
 
 
 def check_answer(

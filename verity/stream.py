@@ -133,14 +133,7 @@ def _error_line(number: int, code: str, message: str) -> str:
 
 
 def _read_line(number: int, raw: bytes, text: str) -> tuple[str, Any]:
-    """(graph id, narration) of a line: the narration decoded when it is well formed,
-    else the parsed JSON object (checked when verified)."""
-    from verity.core import shortcuts
-    from verity.core.wire import decode_narration
-
-    decoded = decode_narration(raw) if shortcuts.enabled() else None
-    if decoded is not None and decoded.graph_id is not None:
-        return decoded.graph_id, decoded
+    """(graph id, narration object) of a line (the narration is checked when verified)."""
     data = loads(text, f"line {number}")
     if not isinstance(data, dict):
         raise InputError(f"line {number} is not a JSON object")

@@ -54,8 +54,8 @@ sys.path.insert(0, str(ROOT))
 
 from verity.bench import embedding_checker  # noqa: E402
 from verity.text.align import align, is_supported_v1, is_supported_v2  # noqa: E402
-from verity.text.predicates import is_supported  # noqa: E402
 from verity.text.tokens import tokenize  # noqa: E402
+from verity.text.variation import is_supported  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "attacks.json"
 

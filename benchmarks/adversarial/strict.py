@@ -4,7 +4,7 @@ class and style, on each fixture set.
 Run from the repository root::
 
     .venv/bin/python benchmarks/adversarial/strict.py [--json] [--verbose]
-    PYTHONPATH=OLD .venv/bin/python benchmarks/adversarial/strict.py --root OLD
+    .venv/bin/python benchmarks/adversarial/strict.py --root OLD   # OLD's graphs
 
 Data (written for this project): ``structured_attacks.json`` (false narrations of
 checked-in graphs, by escape class), ``structured_controls.json`` (true narrations in
@@ -28,6 +28,9 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT))
+
+from verity.bench import adversarial as harness  # noqa: E402
 
 #: The fixture sets: (name, attacks, controls, free text). ``v4`` holds the classes the
 #: declared-variation design was written against (coordination, deleted verbs, intention
@@ -47,11 +50,9 @@ def _tally(outcomes: list[Any], hit: str) -> tuple[int, dict[str, str]]:
 def _measure_set(
     root: str, attacks_file: str, controls_file: str, free_file: str
 ) -> dict[str, Any]:
-    import harness
-
-    attacks = harness.load(attacks_file)["cases"]
-    controls = harness.load(controls_file)["cases"]
-    free = harness.load(free_file)
+    attacks = harness.load(HERE / attacks_file)["cases"]
+    controls = harness.load(HERE / controls_file)["cases"]
+    free = harness.load(HERE / free_file)
     accepts = harness.answer_checker("check_answer")
     out: dict[str, Any] = {}
     for profile in ("paper", "strict"):
@@ -96,11 +97,9 @@ def measure(root: str) -> dict[str, Any]:
 
 def timing(root: str, rounds: int = 20) -> dict[str, float]:
     """Strict claims per second over the control narrations (graphs loaded once, warm)."""
-    import harness
-
     import verity
 
-    controls = harness.load("structured_controls.json")["cases"]
+    controls = harness.load(HERE / "structured_controls.json")["cases"]
     prepared = [harness.narration(c, root) for c in controls]
     claims = sum(len(n["claims"]) for _, n in prepared)
     best: dict[str, float] = {}
@@ -155,7 +154,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--timing", action="store_true")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(HERE))
     result = measure(args.root)
     if args.timing:
         result["timing"] = timing(args.root)

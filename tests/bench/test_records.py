@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tests.bench_support import records_from_compact, small_run
+from verity import InputError
 from verity.bench.records import (
     BenchRecord,
     InstanceKey,
@@ -17,7 +18,6 @@ from verity.bench.records import (
     parse_record_lines,
     record_line,
 )
-from verity.errors import InputError
 
 RECORDS = records_from_compact(small_run())
 DATA = "".join(record_line(r) for r in RECORDS).encode("utf-8")

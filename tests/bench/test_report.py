@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.bench_support import records_from_compact, small_run
+from verity import InputError
 from verity.bench.records import BenchRecord, record_line
 from verity.bench.report import (
     build_report,
@@ -19,7 +20,6 @@ from verity.bench.report import (
 )
 from verity.bench.stats import analyze
 from verity.cli.main import main
-from verity.errors import InputError
 
 RECORDS = records_from_compact(small_run())
 

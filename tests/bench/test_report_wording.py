@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import needs
 from verity.bench.report import MIN_CLUSTERS
 from verity.cli.main import main
 
@@ -42,7 +43,7 @@ def test_report_cites_no_table_numbers_and_warns_about_few_clusters(small_run: P
 
 
 def test_figures_show_n_the_pass_legend_and_an_all_zero_chart(small_run: Path) -> None:
-    pytest.importorskip("matplotlib")
+    needs("bench", "matplotlib")
     import matplotlib
 
     matplotlib.use("Agg")

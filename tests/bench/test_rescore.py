@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, needs
+from verity import InputError
 from verity.bench.records import load_records, record_line
 from verity.cli.main import main
-from verity.errors import InputError
 
-pytest.importorskip("numpy")
+needs("bench", "numpy")
 GRAPHS = ROOT / "evidence_graphs" / "card_rewards"
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from verity import InputError, load_graph
 from verity.bench.progress import Progress, format_duration
 from verity.bench.records import load_records, parse_record_lines, record_line
 from verity.bench.runner import (
@@ -21,8 +22,6 @@ from verity.bench.runner import (
     run_bench,
 )
 from verity.cli.main import main
-from verity.core.graph import load_graph
-from verity.errors import InputError
 from verity.llm.narrators.base import (
     Attempt,
     Narrator,

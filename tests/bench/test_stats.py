@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
 from tests.bench_support import records_from_compact, small_run, verdict
-from verity.bench.stats import (
+from tests.helpers import needs
+
+np = needs("bench", "numpy")
+
+from verity.bench.stats import (  # noqa: E402  (needs numpy, skipped above without it)
     PassOutcome,
     analyze,
     best_pass,

@@ -28,13 +28,13 @@ from verity.text.align import (  # noqa: E402
     is_supported_v1,
     is_supported_v2,
 )
-from verity.text.predicates import is_supported  # noqa: E402
 from verity.text.segment import split_sentences  # noqa: E402
 from verity.text.tokens import tokenize, tokenize_v1  # noqa: E402
 from verity.text.variation import (  # noqa: E402
     EXTRA_MARKERS,
     check_free_sentence,
     free_sentences,
+    is_supported,
     sentence_key,
 )
 

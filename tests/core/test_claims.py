@@ -1,5 +1,5 @@
-"""One constraint table (``CLAIM_RULES``) drives the pydantic model, the field checks and
-the parser's fast path: each violation is refused by all three, with one error."""
+"""The claim model is the one statement of the claim contract: every violation of a
+field gives exactly one pinned schema error, by JSON or by the pydantic model alike."""
 
 from __future__ import annotations
 
@@ -9,99 +9,81 @@ import pytest
 from pydantic import ValidationError
 
 from tests.helpers import FIXTURES, card_small_claim, load_json
-from verity.core import claims as C
-from verity.core.claims import CLAIM_RULES, Claim, FieldRule, Narration, parse_narration
+from verity import Claim, Narration
+from verity.core.claims import CLAIM_FIELDS, SCHEMA_CODES, parse_narration
 
 CASES = load_json(FIXTURES / "claims" / "field_violations.json")["fields"]
 GOOD = card_small_claim("win_dining")
+SCHEMA = Claim.model_json_schema()["properties"]
 
 
-def _value(rule: FieldRule, spec: Any) -> Any:
-    """The fixture's shorthand made concrete for ``rule``'s limits."""
+def _value(field: str, spec: Any) -> Any:
+    """The fixture's shorthand made concrete for the field's limits in the model's schema."""
+    prop = SCHEMA[field]
     if spec == "blank":
         return "   "
     if spec == "long":
-        return "x" * ((rule.item_limit if rule.kind == "list" else rule.limit) + 1)
+        return "x" * (prop.get("items", prop)["maxLength"] + 1)
     if spec == "many":
-        return ["a"] * (rule.limit + 1)
+        return ["a"] * (prop["maxItems"] + 1)
     if isinstance(spec, list):
-        return [_value(rule, s) for s in spec]
+        return [_value(field, s) for s in spec]
     return spec
 
 
-def _cases() -> list[tuple[FieldRule, dict[str, Any]]]:
-    rules = {r.name: r for r in CLAIM_RULES}
-    return [(rules[name], case) for name, cases in CASES.items() for case in cases]
+def _cases() -> list[tuple[str, dict[str, Any]]]:
+    return [(field, case) for field, cases in CASES.items() for case in cases]
 
 
-def test_the_fixture_covers_every_rule_of_the_table() -> None:
-    assert list(CASES) == [r.name for r in CLAIM_RULES] == list(C.CLAIM_FIELDS)
-    for rule in CLAIM_RULES:
-        codes = {c["code"] for c in CASES[rule.name]}
-        assert {"schema.wrong_type", "schema.too_long", f"schema.{rule.blank_code}"} <= codes
+def test_the_fixture_covers_every_field_and_code() -> None:
+    assert list(CASES) == list(CLAIM_FIELDS) == list(Claim.model_fields)
+    blank = {"text": "schema.empty_text"}
+    for field in CLAIM_FIELDS:
+        codes = {c["code"] for c in CASES[field]}
+        assert {"schema.wrong_type", "schema.too_long", blank.get(field, "schema.empty")} <= codes
+    seen = {c["code"] for cases in CASES.values() for c in cases}
+    assert seen <= set(SCHEMA_CODES)
 
 
-def test_the_pydantic_model_agrees_with_the_table() -> None:
-    assert C.model_disagreements() == []
-    assert list(Claim.model_fields) == [r.name for r in CLAIM_RULES]
-
-
-def test_a_model_that_drifts_from_the_table_is_reported() -> None:
-    from typing import Annotated
-
-    from pydantic import BaseModel, Field, StringConstraints
-
-    short = Annotated[str, StringConstraints(min_length=1, max_length=256)]
-
-    class Drifted(BaseModel):
-        id: short
-        type: short
-        text: Annotated[str, StringConstraints(min_length=1, max_length=5_000)]
-        cited_evidence_ids: Annotated[list[short], Field(max_length=256)]
-        entities: Annotated[list[short], Field(max_length=256)]
-        numbers: list[short]
-
-    problems = C.model_disagreements(Drifted)
-    assert [p.split(":")[0] for p in problems] == ["text", "numbers"]
-
-
-@pytest.mark.parametrize(("rule", "case"), _cases(), ids=lambda x: getattr(x, "name", None))
-def test_every_path_refuses_a_violation_alike(rule: FieldRule, case: dict[str, Any]) -> None:
-    claim = {**GOOD, rule.name: _value(rule, case["value"])}
-    # the fast path refuses it...
-    assert C._well_formed(claim) is False
-    # ...the checks give exactly the pinned error...
+@pytest.mark.parametrize(("field", "case"), _cases())
+def test_every_violation_gives_one_pinned_error(field: str, case: dict[str, Any]) -> None:
+    claim = {**GOOD, field: _value(field, case["value"])}
     (parsed,) = parse_narration({"claims": [claim]}).claims
     assert parsed.claim is None
     assert [(e.gate, e.code, e.message) for e in parsed.errors] == [
         ("schema", case["code"], case["message"])
     ]
-    # ...and the pydantic model refuses it, or (a blank string, which it admits) the
-    # parser refuses the model's claim with the same error.
-    try:
-        model = Narration(claims=[Claim(**claim)])
-    except ValidationError as exc:
-        assert {err["loc"][0] for err in exc.errors()} == {rule.name}
-    else:
-        assert "blank" in str(case["value"])
-        (from_model,) = parse_narration(model).claims
-        assert from_model.errors == parsed.errors
+    # the model itself refuses it too, on that field
+    with pytest.raises(ValidationError) as refused:
+        Narration(claims=[Claim(**claim)])
+    assert {err["loc"][0] for err in refused.value.errors()} == {field}
 
 
-def test_a_clean_claim_passes_every_path_alike() -> None:
-    assert C._well_formed(dict(GOOD)) is True
+def test_a_blank_text_is_blank_however_long() -> None:
+    claim = {**GOOD, "text": " " * 20_000}
+    (parsed,) = parse_narration({"claims": [claim]}).claims
+    assert [e.code for e in parsed.errors] == ["schema.empty_text"]
+
+
+def test_errors_come_missing_first_then_unexpected_then_by_field() -> None:
+    claim = {"zz": 1, "aa": 2, "text": 5, "cited_evidence_ids": [3, " "], "numbers": "x"}
+    (parsed,) = parse_narration({"claims": [claim]}).claims
+    assert [(e.code, e.message.split(":")[0]) for e in parsed.errors] == [
+        ("schema.missing_field", "claims[0].id"),
+        ("schema.missing_field", "claims[0].type"),
+        ("schema.missing_field", "claims[0].entities"),
+        ("schema.unexpected_field", "claims[0].aa"),
+        ("schema.unexpected_field", "claims[0].zz"),
+        ("schema.wrong_type", "claims[0].text"),
+        ("schema.wrong_type", "claims[0].cited_evidence_ids[0]"),
+        ("schema.empty", "claims[0].cited_evidence_ids[1]"),
+        ("schema.wrong_type", "claims[0].numbers"),
+    ]
+    assert parsed.id == "#0" and parsed.type is None and parsed.text is None
+
+
+def test_a_clean_claim_reads_alike_from_json_and_from_the_model() -> None:
     (parsed,) = parse_narration({"claims": [GOOD]}).claims
     (from_model,) = parse_narration(Narration(claims=[Claim(**GOOD)])).claims
     assert parsed.errors == from_model.errors == ()
     assert parsed.claim == from_model.claim == Claim(**GOOD)
-
-
-def test_the_fast_path_is_generated_from_the_table() -> None:
-    tighter = tuple(
-        FieldRule(r.name, r.kind, 5 if r.name == "text" else r.limit, r.blank_code, r.item_limit)
-        for r in CLAIM_RULES
-    )
-    fast = C._compile_fast_path(tighter)
-    assert fast({**GOOD, "text": "short"}) is True
-    assert fast({**GOOD, "text": "longer"}) is False
-    assert "len(v) > 5 " in C._fast_source(tighter)

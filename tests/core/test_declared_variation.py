@@ -6,25 +6,15 @@ than one slot is refused."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cache
 from itertools import combinations
 
 import pytest
 
-from tests.helpers import ROOT
-from verity import EvidenceGraph, load_graph
+from tests.helpers import ROOT, SharedGraphs
+from verity import EvidenceGraph
 from verity.text.variation import sentence_key, support_sentence
 
 CARD = sorted((ROOT / "evidence_graphs" / "card_rewards").glob("*.json"))
-
-
-@cache
-def _graph(name: str) -> EvidenceGraph:
-    if name == "sql/sample":
-        from verity.backends.sql.query import graph_from_sample
-
-        return graph_from_sample()
-    return load_graph(ROOT / "evidence_graphs" / "card_rewards" / name)
 
 
 GRAPHS = [p.name for p in CARD] + ["sql/sample"]
@@ -58,8 +48,8 @@ def _deletions(tokens: tuple[str, ...]) -> Iterator[tuple[int, int]]:
 
 
 @pytest.mark.parametrize("name", GRAPHS)
-def test_every_undeclared_deletion_is_refused(name: str) -> None:
-    graph = _graph(name)
+def test_every_undeclared_deletion_is_refused(name: str, graphs: SharedGraphs) -> None:
+    graph = graphs.sql_sample() if name == "sql/sample" else graphs.card(name)
     checked = 0
     for node_id in graph.nodes:
         declared = graph.declared(node_id)
@@ -86,8 +76,10 @@ def _render(graph: EvidenceGraph, node_id: str, slot: str, value: str) -> str:
 
 
 @pytest.mark.parametrize("name", GRAPHS[::10] + ["sql/sample"])
-def test_coordination_over_nodes_that_differ_twice_is_refused(name: str) -> None:
-    graph = _graph(name)
+def test_coordination_over_nodes_that_differ_twice_is_refused(
+    name: str, graphs: SharedGraphs
+) -> None:
+    graph = graphs.sql_sample() if name == "sql/sample" else graphs.card(name)
     by_template: dict[str, list[str]] = {}
     for node in graph.model.nodes:
         if node.template is not None:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import graph_dict
-from verity import load_graph
+from verity import GraphError, load_graph
 from verity.core.graph import entity_scan
-from verity.errors import GraphError
 from verity.text.aliases import AliasMatcher, alias_key
 from verity.text.normalize import normalize
 

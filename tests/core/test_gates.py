@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import GOLDEN, graph_dict, load_json
-from verity import MAX_CLAIM_TEXT, load_graph, verify
+from tests.helpers import GOLDEN, SharedGraphs, load_json
+from verity import MAX_CLAIM_TEXT, verify
 
 CASE_FILES = sorted((GOLDEN / "gates").glob("*.json"))
 
@@ -34,18 +34,12 @@ def _expand(claim: Any) -> Any:
     return claim
 
 
-_GRAPHS: dict[str, Any] = {}
-
-
-def _graph(name: str) -> Any:
-    if name not in _GRAPHS:
-        _GRAPHS[name] = load_graph(graph_dict(name))
-    return _GRAPHS[name]
-
-
 @pytest.mark.parametrize(("graph_name", "case", "profile"), _cases())
-def test_golden_gate_case(graph_name: str, case: dict[str, Any], profile: str) -> None:
-    report = verify(_graph(graph_name), {"claims": [_expand(case["claim"])]}, profile=profile)
+def test_golden_gate_case(
+    graph_name: str, case: dict[str, Any], profile: str, graphs: SharedGraphs
+) -> None:
+    claims = {"claims": [_expand(case["claim"])]}
+    report = verify(graphs.fixture(graph_name), claims, profile=profile)
     (verdict,) = report.claims
     codes = sorted(e.code for e in verdict.errors)
     assert codes == sorted(case[profile]), [e.message for e in verdict.errors]

@@ -8,7 +8,7 @@ import pytest
 
 from tests.helpers import GOLDEN, graph_dict, load_json
 from verity import REFUSAL, InputError, load_graph, verify
-from verity.answer import join_sentences
+from verity.text.segment import join_sentences
 
 NARRATIONS = sorted((GOLDEN / "narrations").glob("*.json"))
 

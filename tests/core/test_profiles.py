@@ -14,9 +14,9 @@ import pytest
 import verity
 from examples.fee_gates import fee_amount, fees
 from tests.helpers import ROOT
+from verity import EvidenceGraph
 from verity.cli.main import main
 from verity.core.claims import Claim
-from verity.core.graph import EvidenceGraph
 from verity.core.profiles import load_gates
 from verity.llm.narrators import narrator_from_spec
 from verity.llm.repair import narrate_and_verify

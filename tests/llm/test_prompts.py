@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.helpers import TESTS
-from verity.core.graph import EvidenceGraph, load_graph
-from verity.errors import InputError
+from tests.helpers import TESTS, needs
+from verity import EvidenceGraph, InputError, load_graph
 from verity.llm.narrators.scripted import valid_claims
 from verity.llm.prompts import (
     VARIANTS,
@@ -264,7 +263,7 @@ def test_graph_without_entities_gets_an_empty_entity_list(small: EvidenceGraph) 
 
 
 def test_constrained_schema_converts_to_a_llama_grammar(small: EvidenceGraph) -> None:
-    grammar = pytest.importorskip("llama_cpp.llama_grammar")
+    grammar = needs("local", "llama_cpp.llama_grammar")
     gbnf = grammar.json_schema_to_gbnf(json.dumps(constrained_schema(small)))
     assert '"\\"win-travel\\""' in gbnf
     assert "prefixItems" not in gbnf

@@ -9,10 +9,8 @@ from typing import Any
 import pytest
 
 from tests.helpers import TESTS
+from verity import EvidenceGraph, InputError, load_graph, verify
 from verity.cli.main import main
-from verity.core.graph import EvidenceGraph, load_graph
-from verity.core.verify import verify
-from verity.errors import InputError
 from verity.llm.narrators import Attempt, ScriptedNarrator
 from verity.llm.narrators.base import Usage, api_error_attempt, output_attempt
 from verity.llm.narrators.scripted import valid_claims

@@ -1,17 +1,13 @@
-"""The objects a user or a worker process pickles or copies survive it, in either build.
+"""The objects a user or a worker process pickles or copies survive it.
 
-A mypyc-compiled build (setup.py) turns the classes of its compiled modules into C
-extension types, which pickle and copy only through the reducers
-:func:`verity._build.register_reducers` registers; the evidence graph pickles without its
-derived matcher and caches. Spawned verify-stream workers get the profile pickled, and
-a worker that cannot start fails the stream with one clear error instead of hanging.
-These tests run on whichever build is imported (CI runs them on the compiled one too).
+The evidence graph pickles without its derived matcher and caches. Spawned verify-stream
+workers get the profile pickled, and a worker that cannot start fails the stream with one
+clear error instead of hanging.
 """
 
 from __future__ import annotations
 
 import copy
-import copyreg
 import json
 import pickle
 import subprocess
@@ -26,7 +22,6 @@ import pytest
 import verity
 from examples.fee_gates import fees
 from tests.helpers import ROOT
-from verity._build import register_reducers
 from verity.core.gates import gates_for
 from verity.stream import verify_stream
 
@@ -37,8 +32,6 @@ PASSAGES = [
     verity.Passage("p2", "Rent is due on the first day of each month."),
 ]
 ANSWER = "The tenant shall not sublet the flat. Rent is due on the first day of each month."
-#: Modules whose dataclasses a user meets (results of check_answer, findings of gates).
-PUBLIC_MODULES = ["verity.answer", "verity.core.finding", "verity.core.gates", "verity.text.align"]
 
 
 def _round_trips(value: Any) -> Iterator[tuple[str, Any]]:
@@ -54,30 +47,10 @@ def _samples() -> list[Any]:
     return [result, *result.claims, PASSAGES[0], finding, *gates_for("strict")]
 
 
-@pytest.fixture
-def reducers() -> Iterator[list[type]]:
-    """The reducers registered for the public modules, and removed again afterwards when
-    this build had not registered them (a pure build registers none)."""
-    before = dict(copyreg.dispatch_table)
-    registered = register_reducers(PUBLIC_MODULES)
-    yield registered
-    for cls in registered:
-        if cls not in before:
-            copyreg.dispatch_table.pop(cls, None)
-
-
 def test_results_findings_and_gates_pickle_and_copy() -> None:
     for value in _samples():
         for how, back in _round_trips(value):
             assert back == value and type(back) is type(value), (how, value)
-
-
-def test_the_field_reducer_rebuilds_every_public_dataclass(reducers: list[type]) -> None:
-    names = {cls.__name__ for cls in reducers}
-    assert {"AnswerResult", "ClaimCheck", "Passage", "Finding", "Gate", "Span"} <= names
-    for value in _samples():
-        for how, back in _round_trips(value):
-            assert (back == value and back is not value) or how == "copy", (how, value)
 
 
 def test_a_warm_graph_pickles_without_its_caches_and_verifies_alike() -> None:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import itertools
-import sys
 import time
 from collections.abc import Sequence
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -238,28 +235,19 @@ def test_v2_accepts_every_control(control: dict[str, Any]) -> None:
     assert is_supported_v2(control["answer"], PASSAGES[control["passage_id"]])
 
 
-def _run_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("adversarial_run", ADVERSARIAL / "run.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_ablations_have_the_expected_shape() -> None:
-    results = _run_module().evaluate(DATA)
-    attacks, controls = len(DATA["attacks"]), len(DATA["controls"])
-    negations = sum(1 for a in DATA["attacks"] if a["kind"] == "negation_deletion")
-    compressed = sum(1 for c in DATA["controls"] if c["shape"] == "compression")
-    assert results["v1"]["attacks_accepted"] == attacks
-    assert results["v2"]["attacks_accepted"] == 0
-    assert results["v2"]["controls_rejected"] == 0
-    assert results["v2-no-guard"]["attacks_accepted"] == negations
-    assert results["v2-no-guard"]["controls_rejected"] == 0
-    assert results["contiguous"]["attacks_accepted"] == 0
-    assert results["contiguous"]["controls_rejected"] == compressed
-    assert controls >= 30
+def test_the_guard_is_what_keeps_the_negation_deletions_out() -> None:
+    """Without the guard (an alignment alone) every negation deletion passes and no other
+    attack; contiguous matching (no gaps) passes no attack (the benchmark's other columns)."""
+    passed = [
+        a["kind"]
+        for a in DATA["attacks"]
+        if align(tokenize(a["answer"]), tokenize(PASSAGES[a["passage_id"]])) is not None
+    ]
+    assert passed == ["negation_deletion"] * sum(
+        a["kind"] == "negation_deletion" for a in DATA["attacks"]
+    )
+    for control in DATA["controls"]:
+        assert align(tokenize(control["answer"]), tokenize(PASSAGES[control["passage_id"]]))
 
 
 # --- cost ------------------------------------------------------------------------------

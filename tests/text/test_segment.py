@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.helpers import FIXTURES, ROOT, load_json
+from tests.helpers import FIXTURES, load_json
+from verity.bench import segmentation
 from verity.text.segment import split_sentences
 
 SEGMENTATION = FIXTURES / "segmentation"
@@ -47,27 +46,17 @@ def test_heldout_fixture(text: str, sentences: list[str]) -> None:
     assert split_sentences(text) == sentences
 
 
-def _measure() -> ModuleType:
-    path = ROOT / "benchmarks" / "segmentation" / "measure.py"
-    spec = importlib.util.spec_from_file_location("segmentation_measure", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_fixture_size_and_languages() -> None:
-    cases = _measure().load_cases(SEGMENTATION)
+    cases = segmentation.load_cases(SEGMENTATION)
     assert len(cases) >= 150
     assert len({case["language"] for case in cases}) >= 6
 
 
 @pytest.mark.parametrize("directory", [SEGMENTATION, SEGMENTATION / "heldout"], ids=str)
 def test_error_rate_beats_the_published_figure(directory: Path) -> None:
-    measure = _measure()
-    cases = measure.load_cases(directory)
-    guarded = measure.score(split_sentences, cases)
-    naive = measure.score(measure.naive_split, cases)
+    cases = segmentation.load_cases(directory)
+    guarded = segmentation.score(split_sentences, cases)
+    naive = segmentation.score(segmentation.naive_split, cases)
     assert guarded["case_error_rate"] < 0.074
     assert guarded["boundary_error_rate"] < 0.074
     assert naive["case_error_rate"] > 0.5

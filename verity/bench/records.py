@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from verity.core.report import Report
 
 __all__ = [
-    "RECORD_FORMAT",
     "BenchRecord",
     "ErrorInfo",
     "InstanceKey",
@@ -50,9 +49,6 @@ __all__ = [
     "record_line",
     "verdict_records",
 ]
-
-#: Deprecated name of :data:`verity.formats.BENCH_RECORD_FORMAT`.
-RECORD_FORMAT = BENCH_RECORD_FORMAT
 
 _PROFILE_GOAL = re.compile(r"(?:^|[^A-Za-z0-9])(p\d+)[-_.:]([a-z][a-z0-9_]*?)(?:$|[-.:])")
 

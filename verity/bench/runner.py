@@ -102,14 +102,12 @@ RepairFn = Callable[[EvidenceGraph, Narrator, str, str, int], RepairResult]
 
 
 def _default_repair_fn() -> RepairFn:
-    from verity.llm.repair import narrate_and_verify
+    from verity.pipeline import narrate
 
     def run(
         graph: EvidenceGraph, narrator: Narrator, variant: str, profile: str, repairs: int
     ) -> RepairResult:
-        result: RepairResult = narrate_and_verify(
-            graph, narrator, variant=variant, profile=profile, repairs=repairs
-        )
+        result: RepairResult = narrate(graph, narrator, variant, profile, repairs)
         return result
 
     return run

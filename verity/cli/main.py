@@ -61,19 +61,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def version_text() -> str:
-    """``verity X.Y.Z (distribution verity-evidence; pure Python)``: the installed version
-    when there is one, else the package's own, and whether its hot modules are compiled."""
-    from importlib import metadata
-
+    """``verity X.Y.Z (distribution verity-evidence)``."""
     from verity import __version__
-    from verity._build import build_text
     from verity.extras import DISTRIBUTION
 
-    try:
-        version = metadata.version(DISTRIBUTION)
-    except metadata.PackageNotFoundError:
-        version = __version__
-    return f"verity {version} (distribution {DISTRIBUTION}; {build_text()})"
+    return f"verity {__version__} (distribution {DISTRIBUTION})"
 
 
 def _chosen(argv: Sequence[str]) -> str:

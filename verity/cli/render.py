@@ -2,7 +2,7 @@
 dropped claim with one reason, and what the four-gate ``paper`` profile would have
 shipped, only when that differs from what ``strict`` ships.
 
-:mod:`verity.cli.demo` runs the demo; this module only turns its result into text.
+:func:`verity.pipeline.run_demo` runs the demo; this module only turns its result into text.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from verity.core.report import ClaimVerdict
 from verity.text.display import one_line
 
 if TYPE_CHECKING:
-    from verity.cli.demo import DemoResult
     from verity.llm.repair import NarrationResult
+    from verity.pipeline import DemoResult
 
 __all__ = ["render_demo"]
 

@@ -1,37 +1,43 @@
 """Declared-ID claims and narrations (``verity.narration/1``).
 
-A narration is read claim by claim: a malformed claim becomes ``schema`` errors
-with the field path and is dropped, while the other claims are still verified. A
-narration that is not an object with a ``claims`` list cannot be used at all and
-raises :class:`verity.errors.InputError`.
+The pydantic :class:`Claim` is the one statement of what a claim is: its fields, their
+types and size limits, and that no string may be blank. A narration is read claim by
+claim with it: a malformed claim becomes ``schema`` errors with the field path (the
+model's validation errors mapped to the stable codes of :data:`SCHEMA_CODES`) and is
+dropped, while the other claims are still verified. A narration that is not an object
+with a ``claims`` list cannot be used at all and raises :class:`verity.errors.InputError`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+)
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from verity.core.gate_error import GateError
-from verity.core.trusted import trusted_maker
 from verity.errors import InputError
 from verity.formats import NARRATION_FORMAT
 
 __all__ = [
     "CLAIM_FIELDS",
-    "CLAIM_RULES",
     "MAX_CLAIM_TEXT",
     "MAX_LIST_ITEMS",
     "NARRATION_FORMAT",
     "SCHEMA_CODES",
     "Claim",
-    "FieldRule",
     "Narration",
     "ParsedClaim",
     "ParsedNarration",
-    "model_disagreements",
     "parse_narration",
 ]
 
@@ -41,8 +47,24 @@ MAX_CLAIM_TEXT = 10_000
 MAX_LIST_ITEMS = 256
 _MAX_ID = 256
 
-ClaimText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_CLAIM_TEXT)]
-ShortStr = Annotated[str, StringConstraints(min_length=1, max_length=_MAX_ID)]
+
+def _not_blank(code: str) -> WrapValidator:
+    """A string that is empty or all white space fails with ``code`` (before its length
+    is checked: a blank text is reported as blank, however long)."""
+
+    def check(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        if isinstance(value, str) and not value.strip():
+            raise PydanticCustomError(code, "must not be empty")
+        return handler(value)
+
+    return WrapValidator(check)
+
+
+ShortStr = Annotated[str, StringConstraints(min_length=1, max_length=_MAX_ID), _not_blank("empty")]
+ClaimText = Annotated[
+    str, StringConstraints(min_length=1, max_length=MAX_CLAIM_TEXT), _not_blank("empty_text")
+]
+ShortList = Annotated[list[ShortStr], Field(max_length=MAX_LIST_ITEMS)]
 
 
 class Claim(BaseModel):
@@ -53,9 +75,9 @@ class Claim(BaseModel):
     id: ShortStr
     type: ShortStr
     text: ClaimText
-    cited_evidence_ids: Annotated[list[ShortStr], Field(max_length=MAX_LIST_ITEMS)]
-    entities: Annotated[list[ShortStr], Field(max_length=MAX_LIST_ITEMS)]
-    numbers: Annotated[list[ShortStr], Field(max_length=MAX_LIST_ITEMS)]
+    cited_evidence_ids: ShortList
+    entities: ShortList
+    numbers: ShortList
 
 
 class Narration(BaseModel):
@@ -68,35 +90,8 @@ class Narration(BaseModel):
     claims: list[Claim]
 
 
-CLAIM_FIELDS = ("id", "type", "text", "cited_evidence_ids", "entities", "numbers")
-
-
-@dataclass(frozen=True, slots=True)
-class FieldRule:
-    """One claim field: its JSON kind, size limits and the code of a blank value.
-
-    ``kind`` is ``"string"`` (``limit`` characters) or ``"list"`` of strings (``limit``
-    items of at most ``item_limit`` characters each; a blank item is ``schema.empty``).
-    Every field is required. This table drives the pydantic :class:`Claim` (checked by
-    :func:`model_disagreements`), the field checks and the parser's fast path.
-    """
-
-    name: str
-    kind: Literal["string", "list"]
-    limit: int
-    blank_code: str = "empty"
-    item_limit: int = 0
-
-
-#: The claim fields, in order, and their constraints.
-CLAIM_RULES: tuple[FieldRule, ...] = (
-    FieldRule("id", "string", _MAX_ID),
-    FieldRule("type", "string", _MAX_ID),
-    FieldRule("text", "string", MAX_CLAIM_TEXT, blank_code="empty_text"),
-    FieldRule("cited_evidence_ids", "list", MAX_LIST_ITEMS, item_limit=_MAX_ID),
-    FieldRule("entities", "list", MAX_LIST_ITEMS, item_limit=_MAX_ID),
-    FieldRule("numbers", "list", MAX_LIST_ITEMS, item_limit=_MAX_ID),
-)
+#: The claim fields, in order.
+CLAIM_FIELDS: tuple[str, ...] = tuple(Claim.model_fields)
 
 #: The ``schema`` gate's codes, with what they mean.
 SCHEMA_CODES: dict[str, str] = {
@@ -109,25 +104,11 @@ SCHEMA_CODES: dict[str, str] = {
     "schema.too_long": "a text, id or list exceeds its size limit",
 }
 
-#: Per kind: (JSON type name, wrong-type message, too-long message template).
-_KIND_TEXT: dict[str, tuple[str, str, str]] = {
-    "string": ("string", "must be a string", "is longer than {limit} characters"),
-    "list": ("array", "must be an array of strings", "has more than {limit} items"),
-}
-_NOT_AN_OBJECT = "a claim must be an object"
-_MISSING = "is required"
-_UNEXPECTED = "is not a claim field"
-_BLANK = "must not be empty"
-_BLANK_EXPECTED = "non-empty string"
-
-_FIELD_SET = frozenset(CLAIM_FIELDS)
-
 
 class ParsedClaim(NamedTuple):
     """One claim as read: the claim, or the schema errors that rejected it.
 
-    A named tuple (read-only, and built faster than a frozen dataclass: verify() builds
-    one per claim). Its ``index`` field shadows ``tuple.index``, which nothing calls.
+    Its ``index`` field shadows ``tuple.index``, which nothing calls.
     """
 
     index: int  # type: ignore[assignment]  # the field, not tuple.index (see above)
@@ -145,22 +126,6 @@ class ParsedNarration(NamedTuple):
     claims: tuple[ParsedClaim, ...]
 
 
-_new_error = trusted_maker(GateError)
-_new_claim = trusted_maker(Claim)
-
-
-def _schema_error(code: str, path: str, message: str, expected: Any, actual: Any) -> GateError:
-    return _new_error(
-        {
-            "gate": "schema",
-            "code": f"schema.{code}",
-            "message": f"{path}: {message}",
-            "expected": expected,
-            "actual": actual,
-        },
-    )
-
-
 def _type_name(value: Any) -> str:
     if value is None:
         return "null"
@@ -174,161 +139,94 @@ def _type_name(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
-def _check_string(value: Any, path: str, limit: int, blank_code: str) -> list[GateError]:
-    type_name, wrong, too_long = _KIND_TEXT["string"]
-    if not isinstance(value, str):
-        return [_schema_error("wrong_type", path, wrong, type_name, _type_name(value))]
-    if not value.strip():
-        return [_schema_error(blank_code, path, _BLANK, _BLANK_EXPECTED, value)]
-    if len(value) > limit:
-        return [_schema_error("too_long", path, too_long.format(limit=limit), limit, len(value))]
-    return []
-
-
-def _check_field(rule: FieldRule, value: Any, path: str) -> list[GateError]:
-    """The schema errors of one present field under its rule."""
-    if rule.kind == "string":
-        return _check_string(value, path, rule.limit, rule.blank_code)
-    type_name, wrong, too_long = _KIND_TEXT["list"]
-    if not isinstance(value, list):
-        return [_schema_error("wrong_type", path, wrong, type_name, _type_name(value))]
-    if len(value) > rule.limit:
-        message = too_long.format(limit=rule.limit)
-        return [_schema_error("too_long", path, message, rule.limit, len(value))]
-    errors: list[GateError] = []
-    for j, item in enumerate(value):
-        errors.extend(_check_string(item, f"{path}[{j}]", rule.item_limit, "empty"))
-    return errors
-
-
-def _fast_source(rules: tuple[FieldRule, ...]) -> str:
-    """Source of the fast path: one function with every rule of the table inlined.
-
-    A string passes when it is a ``str`` of 1 to ``limit`` characters, not all
-    whitespace; a list when it is a ``list`` of at most ``limit`` such strings. It is
-    stricter than the checks (exact types only), never looser: whatever it refuses
-    goes through the checks, which decide.
-    """
-    lines = ["def _well_formed(obj):", "    if obj.keys() != _FIELD_SET:", "        return False"]
-    for rule in rules:
-        v = f"obj[{rule.name!r}]"
-        if rule.kind == "string":
-            lines += [
-                f"    v = {v}",
-                f"    if type(v) is not str or not v or len(v) > {rule.limit} or v.isspace():",
-                "        return False",
-            ]
-        else:
-            lines += [
-                f"    v = {v}",
-                f"    if type(v) is not list or len(v) > {rule.limit}:",
-                "        return False",
-                "    for x in v:",
-                f"        if type(x) is not str or not x or len(x) > {rule.item_limit} "
-                "or x.isspace():",
-                "            return False",
-            ]
-    lines.append("    return True")
-    return "\n".join(lines) + "\n"
-
-
-def _compile_fast_path(rules: tuple[FieldRule, ...]) -> Callable[[dict[Any, Any]], bool]:
-    namespace: dict[str, Any] = {"_FIELD_SET": frozenset(r.name for r in rules)}
-    exec(compile(_fast_source(rules), "<verity claim fast path>", "exec"), namespace)
-    fast: Callable[[dict[Any, Any]], bool] = namespace["_well_formed"]
-    fast.__doc__ = "True only when the checks of :func:`_parse_claim` find nothing wrong."
-    return fast
-
-
-#: The fast path, generated from :data:`CLAIM_RULES`.
-_well_formed = _compile_fast_path(CLAIM_RULES)
-
-
-def model_disagreements(model: type[BaseModel] = Claim) -> list[str]:
-    """Where the pydantic model's field constraints differ from :data:`CLAIM_RULES` (empty
-    when they agree). The model may admit blank strings: the checks refuse those."""
-    problems: list[str] = []
-    fields = model.model_fields
-    if tuple(fields) != CLAIM_FIELDS:
-        problems.append(f"fields {tuple(fields)} != {CLAIM_FIELDS}")
-    schema = model.model_json_schema()
-    props = schema.get("properties", {})
-    if set(schema.get("required", ())) != _FIELD_SET:
-        problems.append("not every field is required")
-    for rule in CLAIM_RULES:
-        prop = props.get(rule.name, {})
-        if rule.kind == "string":
-            got: tuple[Any, ...] = (prop.get("type"), prop.get("minLength"), prop.get("maxLength"))
-            want: tuple[Any, ...] = ("string", 1, rule.limit)
-        else:
-            items = prop.get("items", {})
-            got = (
-                prop.get("type"),
-                prop.get("maxItems"),
-                items.get("type"),
-                items.get("minLength"),
-                items.get("maxLength"),
-            )
-            want = ("array", rule.limit, "string", 1, rule.item_limit)
-        if got != want:
-            problems.append(f"{rule.name}: model has {got}, table has {want}")
-    return problems
-
-
-def _claim_of(obj: Mapping[Any, Any]) -> Claim:
-    return _new_claim(
-        {
-            "id": obj["id"],
-            "type": obj["type"],
-            "text": obj["text"],
-            "cited_evidence_ids": list(obj["cited_evidence_ids"]),
-            "entities": list(obj["entities"]),
-            "numbers": list(obj["numbers"]),
-        },
+def _schema_error(code: str, path: str, message: str, expected: Any, actual: Any) -> GateError:
+    return GateError(
+        gate="schema",
+        code=f"schema.{code}",
+        message=f"{path}: {message}",
+        expected=expected,
+        actual=actual,
     )
 
 
-def _parse_claim(obj: Any, index: int) -> ParsedClaim:
-    if type(obj) is dict and _well_formed(obj):
-        return ParsedClaim(index, obj["id"], obj["type"], obj["text"], _claim_of(obj), ())
-    return _checked_claim(obj, index)
+def _path(base: str, loc: tuple[int | str, ...]) -> str:
+    out = base
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
 
 
-def _checked_claim(obj: Any, index: int) -> ParsedClaim:
-    """Every check of :data:`CLAIM_RULES`, each failure a ``schema`` error."""
-    path = f"claims[{index}]"
-    fallback_id = f"#{index}"
-    if not isinstance(obj, dict):
-        err = _schema_error("not_an_object", path, _NOT_AN_OBJECT, "object", _type_name(obj))
-        return ParsedClaim(index, fallback_id, None, None, None, (err,))
-    errors: list[GateError] = []
-    for name in CLAIM_FIELDS:
-        if name not in obj:
-            errors.append(_schema_error("missing_field", f"{path}.{name}", _MISSING, name, None))
-    for name in sorted(k for k in obj if k not in _FIELD_SET):
-        shown = name if isinstance(name, str) and len(name) <= 64 else str(name)[:64] + "..."
-        errors.append(
-            _schema_error(
-                "unexpected_field", f"{path}.{shown}", _UNEXPECTED, list(CLAIM_FIELDS), shown
-            )
+def _shown(name: object) -> str:
+    """An unexpected field's name as reported: at most 64 characters."""
+    return name if isinstance(name, str) and len(name) <= 64 else str(name)[:64] + "..."
+
+
+def _mapped(err: ErrorDetails, base: str) -> tuple[tuple[int, int, str], GateError]:
+    """A validation error of :class:`Claim` as a ``schema`` error, with its sort key:
+    missing fields first (in field order), then unexpected ones (by name), then the
+    rest in field order, list items in index order."""
+    kind, loc, value = err["type"], err["loc"], err["input"]
+    name = loc[0] if loc else ""
+    field = CLAIM_FIELDS.index(name) if name in CLAIM_FIELDS else len(CLAIM_FIELDS)
+    item = loc[1] if len(loc) > 1 and isinstance(loc[1], int) else -1
+    if kind == "missing":
+        error = _schema_error("missing_field", _path(base, loc), "is required", name, None)
+        return (0, field, ""), error
+    if kind in ("extra_forbidden", "invalid_key"):
+        shown = _shown(name)
+        message = "is not a claim field"
+        error = _schema_error(
+            "unexpected_field", f"{base}.{shown}", message, list(CLAIM_FIELDS), shown
         )
-    for kind in ("string", "list"):  # string fields first, then lists
-        for rule in CLAIM_RULES:
-            if rule.kind == kind and rule.name in obj:
-                errors.extend(_check_field(rule, obj[rule.name], f"{path}.{rule.name}"))
-    raw_id = obj.get("id")
+        return (1, 0, shown), error
+    path = _path(base, loc)
+    if kind in ("empty", "empty_text"):
+        error = _schema_error(kind, path, "must not be empty", "non-empty string", value)
+    elif kind == "string_too_long":
+        limit = err.get("ctx", {}).get("max_length")
+        message = f"is longer than {limit} characters"
+        error = _schema_error("too_long", path, message, limit, len(value))
+    elif kind == "too_long":
+        limit = err.get("ctx", {}).get("max_length")
+        error = _schema_error("too_long", path, f"has more than {limit} items", limit, len(value))
+    elif kind == "list_type":
+        error = _schema_error(
+            "wrong_type", path, "must be an array of strings", "array", _type_name(value)
+        )
+    else:  # string_type, and anything else a field cannot be
+        error = _schema_error("wrong_type", path, "must be a string", "string", _type_name(value))
+    return (2, field * (MAX_LIST_ITEMS + 2) + item + 1, ""), error
+
+
+def _schema_errors(exc: ValidationError, index: int) -> tuple[GateError, ...]:
+    base = f"claims[{index}]"
+    mapped = sorted((_mapped(err, base) for err in exc.errors()), key=lambda m: m[0])
+    return tuple(error for _, error in mapped)
+
+
+def _fallback(obj: Mapping[Any, Any], index: int) -> tuple[str, str | None, str | None]:
+    """(id, type, text) a verdict names a rejected claim by, from what it holds."""
+    raw_id, raw_type, raw_text = obj.get("id"), obj.get("type"), obj.get("text")
     claim_id = (
         raw_id
         if isinstance(raw_id, str) and raw_id.strip() and len(raw_id) <= _MAX_ID
-        else fallback_id
+        else f"#{index}"
     )
-    raw_type = obj.get("type")
     claim_type = raw_type if isinstance(raw_type, str) and len(raw_type) <= _MAX_ID else None
-    raw_text = obj.get("text")
     text = raw_text if isinstance(raw_text, str) else None
-    if errors:
-        return ParsedClaim(index, claim_id, claim_type, text, None, tuple(errors))
-    return ParsedClaim(index, claim_id, claim_type, text, _claim_of(obj), ())
+    return claim_id, claim_type, text
+
+
+def _parse_claim(obj: Any, index: int) -> ParsedClaim:
+    if not isinstance(obj, dict):
+        message = "a claim must be an object"
+        err = _schema_error("not_an_object", f"claims[{index}]", message, "object", _type_name(obj))
+        return ParsedClaim(index, f"#{index}", None, None, None, (err,))
+    try:
+        claim = Claim.model_validate(obj)
+    except ValidationError as exc:
+        return ParsedClaim(index, *_fallback(obj, index), None, _schema_errors(exc, index))
+    return ParsedClaim(index, claim.id, claim.type, claim.text, claim, ())
 
 
 _NARRATION_KEYS = ("format", "graph_id", "claims")
@@ -341,8 +239,6 @@ def parse_narration(source: Narration | Mapping[str, Any]) -> ParsedNarration:
     object, no ``claims`` array, wrong ``format``, unknown top-level keys).
     """
     if isinstance(source, Narration):
-        # The same field checks as for JSON input: the pydantic model alone admits blank
-        # texts and ids, which would ship an empty answer.
         items = tuple(
             _parse_claim(c.model_dump(mode="python"), i) for i, c in enumerate(source.claims)
         )

@@ -3,13 +3,10 @@
 Each gate is a generator ``(claim, graph) -> Iterator[Finding]`` registered in
 :data:`GATES` with the profiles it runs in and the codes it reports (``schema`` and
 ``duplicate`` are rows too, run by verify itself); :data:`GATE_NAMES` and
-:data:`ERROR_CODES` are derived from the table. :func:`verity.verify.verify` loops over
-the table, stamps the gate name on each finding and turns an exception inside a
-gate into an ``internal.error`` that rejects the claim (fail closed). Custom gates join
-a profile through :func:`verity.extend`. :func:`dirty` clears a claim of the set gates
-(evidence, entity, number, claim_type) in one pass of set lookups, and of the prose and
-polarity gates when its text is a cited statement verbatim whose per-node answers show
-them clean; a gate it does not clear runs, and says why.
+:data:`ERROR_CODES` are derived from the table. :func:`verity.verify` runs the gates of a
+profile in table order on each claim, stamps the gate name on each finding and turns an
+exception inside a gate into an ``internal.error`` that rejects the claim (fail closed).
+Custom gates join a profile through :func:`verity.extend`.
 
 Profile ``paper`` is the published four-gate contract: evidence, entity, number
 (exact string membership) and claim_type. Profile ``strict`` adds number scope,
@@ -21,11 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from verity.core import shortcuts
 from verity.core.claims import SCHEMA_CODES, Claim
-from verity.core.finding import Finding
 from verity.core.graph import EvidenceGraph, entity_scan
 from verity.errors import InputError
 from verity.text.display import one_line
@@ -43,13 +38,23 @@ __all__ = [
     "PROFILES",
     "Finding",
     "Gate",
-    "dirty",
     "gates_for",
-    "screen",
-    "screen_plan",
 ]
 
 PROFILES: tuple[str, ...] = ("paper", "strict")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """What a gate found wrong, before verify stamps the gate name on it."""
+
+    code: str
+    message: str
+    expected: Any = None
+    actual: Any = None
+    #: The gate to report under when it is not the gate that found it (type binding is
+    #: found by the polarity gate, which knows the supporting node, but is a claim_type rule).
+    gate: str | None = None
 
 
 GateCheck = Callable[[Claim, EvidenceGraph], Iterator[Finding]]
@@ -204,108 +209,6 @@ def check_claim_type(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
             )
 
 
-# --- the screen: the set gates in one pass -------------------------------------------
-
-
-def _requirements(graph: EvidenceGraph) -> dict[str, tuple[frozenset[str], ...]]:
-    """Per claim type with a rule: the type sets its rule requires of the cited nodes in
-    this graph (a ``when_present`` requirement only when the graph has such a node); cached."""
-    reqs: dict[str, tuple[frozenset[str], ...]] | None = graph.cache.get("requirements")
-    if reqs is None:
-        reqs = {
-            claim_type: tuple(
-                frozenset(req.any_of)
-                for req in rule.requires
-                if not req.when_present or any(t in graph.node_types for t in req.any_of)
-            )
-            for claim_type, rule in graph.rules.items()
-        }
-        graph.cache["requirements"] = reqs
-    return reqs
-
-
-#: The bits of the set gates: :func:`dirty` sets one exactly when that gate finds something.
-SET_BITS = 1 | 2 | 4 | 8 | 16
-#: The bits of the text gates: :func:`dirty` clears one only when the claim's text is a
-#: cited node's statement and that gate's per-node answer (:func:`_verbatim_facts`) shows
-#: it finds nothing; otherwise the gate runs.
-TEXT_BITS = 32 | 64
-
-
-def dirty(claim: Claim, graph: EvidenceGraph, checks: int = SET_BITS) -> int:
-    """Which gates of ``checks`` (a mask of :data:`SCREEN_BITS`) may find something, as a
-    mask: a gate whose bit is clear finds nothing. Set lookups only, no findings built.
-
-    The set gates (:data:`SET_BITS`) are answered exactly; evidence, entity, number
-    and claim_type are always answered, number scope when ``checks`` holds it. The
-    text gates (:data:`TEXT_BITS`) are cleared only for a verbatim statement.
-    """
-    mask = 0
-    type_of = graph.type_of
-    cited = claim.cited_evidence_ids
-    if not cited:
-        mask = 1
-    elif not all(map(type_of.__contains__, cited)):
-        mask = 1
-        cited = [i for i in cited if i in type_of]
-    if not graph.allowed_entities.issuperset(claim.entities):
-        mask |= 2
-    numbers = claim.numbers
-    if numbers:
-        if not graph.allowed_numbers.issuperset(numbers):
-            mask |= 4
-        if checks & 8:
-            stating = graph.number_nodes
-            for number in numbers:
-                found = stating.get(number)
-                if found is not None and found.isdisjoint(cited):
-                    mask |= 8
-                    break
-    reqs = _requirements(graph).get(claim.type)
-    if reqs is None:
-        mask |= 16
-    elif reqs:
-        types = set(map(type_of.__getitem__, cited))
-        for need in reqs:
-            if types.isdisjoint(need):
-                mask |= 16
-                break
-    if checks & TEXT_BITS:
-        mask |= _text_dirty(claim, graph) & checks
-    return mask
-
-
-def _text_dirty(claim: Claim, graph: EvidenceGraph) -> int:
-    """The text bits of :func:`dirty`: clear for a gate whose verbatim answer is clean."""
-    node_id = _verbatim_node(claim, graph)
-    if node_id is None:
-        return TEXT_BITS
-    facts = _verbatim_facts(node_id, graph)
-    mask = 0 if _prose_clean(claim, facts) else 32
-    if not _polarity_clean_at(claim, facts):
-        mask |= 64
-    return mask
-
-
-def screen(claim: Claim, graph: EvidenceGraph, checks: int = SET_BITS) -> bool:
-    """True only when none of the gates of ``checks`` would find anything."""
-    return not dirty(claim, graph, checks)
-
-
-def screen_plan(gates: tuple[Gate, ...]) -> tuple[int, int]:
-    """(how many leading gates of ``gates`` :func:`dirty` covers, their bits). Zero gates
-    when the first gate is not one it covers."""
-    checks = 0
-    count = 0
-    for gate in gates:
-        bit = SCREEN_BITS.get(gate.check)
-        if bit is None:
-            break
-        checks |= bit
-        count += 1
-    return count, checks
-
-
 # --- strict: prose consistency -------------------------------------------------------
 
 
@@ -328,93 +231,13 @@ def _mentions(text: str, graph: EvidenceGraph) -> _Mentions:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Verbatim:
-    """What the text gates know, once per node, of a claim whose text is the node's
-    statement verbatim."""
-
-    mentions: _Mentions
-    #: Every entity the statement mentions.
-    entity_ids: frozenset[str]
-    #: The node's listed numbers, when every number mention matches one of them (so a
-    #: claim declaring them all states no undeclared number); None otherwise.
-    numbers: frozenset[str] | None
-    #: The statement reads as it is checked (no reader issue) and is one sentence: a
-    #: claim citing the node with its statement as text is supported by it.
-    plain_sentence: bool
-    #: The claim types with a rule whose narrated types leave out this node's type.
-    unnarrated: frozenset[str]
-
-
-def _verbatim_facts(node_id: str, graph: EvidenceGraph) -> _Verbatim:
-    table: dict[str, _Verbatim] = graph.cache.setdefault("verbatim", {})
-    facts = table.get(node_id)
-    if facts is None:
-        node = graph.nodes[node_id]
-        statement = node.statement
-        mentions = _mentions(statement, graph)
-        listed = [v for v in map(number_value, node.numbers) if v is not None]
-        covered = all(any(value.matches(v) for v in listed) for _, value in mentions.numbers)
-        facts = table[node_id] = _Verbatim(
-            mentions,
-            frozenset(e for e, _ in mentions.entities),
-            frozenset(node.numbers) if covered else None,
-            reader_issue(statement) is None and _sentences(statement, graph) == [statement],
-            frozenset(
-                claim_type
-                for claim_type in graph.rules
-                if (primary := _narrated_types(claim_type, graph)[0]) is not None
-                and node.type not in primary
-            ),
-        )
-    return facts
-
-
-def _statement_nodes(graph: EvidenceGraph) -> dict[str, frozenset[str]]:
-    """Statement -> the ids of the nodes that state it (cached per graph)."""
-    table: dict[str, frozenset[str]] | None = graph.cache.get("statement_nodes")
-    if table is None:
-        grouped: dict[str, set[str]] = {}
-        for node_id, node in graph.nodes.items():
-            grouped.setdefault(node.statement, set()).add(node_id)
-        table = graph.cache["statement_nodes"] = {k: frozenset(v) for k, v in grouped.items()}
-    return table
-
-
-def _verbatim_node(claim: Claim, graph: EvidenceGraph) -> str | None:
-    """The first cited node whose statement is the claim's text, verbatim, or None."""
-    stating = _statement_nodes(graph).get(claim.text)
-    if stating is not None:
-        for node_id in claim.cited_evidence_ids:
-            if node_id in stating:
-                return node_id
-    return None
-
-
-def _prose_clean(claim: Claim, facts: _Verbatim) -> bool:
-    """True when the claim, whose text is the statement ``facts`` describe, declares every
-    entity it mentions and every number its node lists (the prose gate finds nothing)."""
-    return (
-        facts.numbers is not None
-        and facts.entity_ids.issubset(claim.entities)
-        and facts.numbers.issubset(claim.numbers)
-    )
-
-
 def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     """Entities and numbers the text mentions are declared by the claim.
 
     Entity mentions are ids or aliases, whole words, case- and width-insensitive.
     Number mentions compare with the declared numbers by canonical value and unit.
     """
-    node_id = _verbatim_node(claim, graph)
-    if node_id is None:
-        mentions = _mentions(claim.text, graph)
-    else:  # the mentions of a cited statement, found once per node
-        facts = _verbatim_facts(node_id, graph)
-        if shortcuts.enabled() and _prose_clean(claim, facts):
-            return
-        mentions = facts.mentions
+    mentions = _mentions(claim.text, graph)
     declared_entities = set(claim.entities)
     undeclared: set[str] = set()
     for entity_id, raw in mentions.entities:  # the first mention of each, in text order
@@ -580,18 +403,6 @@ def _binding(
     return bound, narrated
 
 
-def _polarity_clean(claim: Claim, graph: EvidenceGraph) -> bool:
-    """True when the text is, verbatim, the one plain sentence of a cited node of a type
-    the claim type narrates: the whole check below would find nothing."""
-    node_id = _verbatim_node(claim, graph)
-    return node_id is not None and _polarity_clean_at(claim, _verbatim_facts(node_id, graph))
-
-
-def _polarity_clean_at(claim: Claim, facts: _Verbatim) -> bool:
-    """:func:`_polarity_clean` for the cited node whose statement is the text (``facts``)."""
-    return facts.plain_sentence and claim.type not in facts.unnarrated
-
-
 def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     """Every sentence is a sentence a cited node declares (the v4 predicate), and the
     text rests on a node of a type the claim type narrates.
@@ -600,8 +411,6 @@ def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     breaks, misreadable digits and markup reject the claim. A type-binding failure is
     reported under the ``claim_type`` gate.
     """
-    if shortcuts.enabled() and _polarity_clean(claim, graph):
-        return
     unreadable = _reader_finding(claim.text)
     if unreadable is not None:
         yield unreadable
@@ -656,16 +465,6 @@ def _checked_elsewhere(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     return iter(())
 
 
-#: The bit of each gate check in a :func:`dirty` mask.
-SCREEN_BITS: dict[GateCheck, int] = {
-    check_evidence: 1,
-    check_entities: 2,
-    check_number_binding: 4,
-    check_number_scope: 8,
-    check_claim_type: 16,
-    check_prose: 32,
-    check_polarity: 64,
-}
 _BOTH = frozenset(PROFILES)
 _STRICT = frozenset({"strict"})
 

@@ -365,8 +365,8 @@ class EvidenceGraph:
     _DERIVED = ("matcher", "cache", "nx")
 
     def __getstate__(self) -> dict[str, Any]:
-        """The model and its indexes: the matcher and the caches are left out (derived,
-        and the objects of a mypyc-compiled build in them do not pickle)."""
+        """The model and its indexes: the matcher and the caches are left out (derived
+        from the rest, and rebuilt on unpickling)."""
         return {k: v for k, v in vars(self).items() if k not in self._DERIVED}
 
     def __setstate__(self, state: dict[str, Any]) -> None:

@@ -13,8 +13,8 @@ claim has, in this order, ``type``, ``cited_evidence_ids``, ``text``, ``entities
 - ``constrained``: the grounded prompt plus :func:`verity.llm.schema.constrained_schema`,
   a JSON Schema built from the graph for constrained decoding (the schemas are in
   :mod:`verity.llm.schema`; this module re-exports their names);
-- ``extractive``: the grounded prompt plus :func:`verity.core.menu.menu_schema`, in which every
-  claim is one item of the graph's claim menu (:func:`verity.core.menu.menu_items`), so every
+- ``extractive``: the grounded prompt plus :func:`verity.llm.menu.menu_schema`, in which every
+  claim is one item of the graph's claim menu (:func:`verity.llm.menu.menu_items`), so every
   claim the model can write is verified by construction. The prompt carries the menu
   (:attr:`Prompt.menu`); narrators decode it claim by claim with the used items removed
   (:func:`menu_step_prompt`), so no fact is stated twice. The model still chooses which
@@ -50,10 +50,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verity.core.graph import EvidenceGraph
-from verity.core.menu import MenuItem, effective_requirements, menu_facts, menu_items, menu_schema
-from verity.core.menu import remaining_items as _remaining
 from verity.core.models import NodeModel, Rule
 from verity.errors import InputError
+from verity.llm.menu import MenuItem, effective_requirements, menu_facts, menu_items, menu_schema
+from verity.llm.menu import remaining_items as _remaining
 from verity.llm.schema import (
     CITE_EXTRA,
     CLAIM_OUTPUT_FIELDS,

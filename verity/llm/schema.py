@@ -5,7 +5,7 @@ fields of :data:`CLAIM_OUTPUT_FIELDS`. :func:`plain_schema` gives the claim shap
 no value constraints; :func:`constrained_schema` builds a schema from the graph, with
 node ids, entity ids and number strings as enums and one branch per claim type the
 listed nodes can support (the extractive variant's menu schema is
-:func:`verity.core.menu.menu_schema`). The prompt text is in :mod:`verity.llm.prompts`.
+:func:`verity.llm.menu.menu_schema`). The prompt text is in :mod:`verity.llm.prompts`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from verity.core.graph import EvidenceGraph
-from verity.core.menu import effective_requirements
 from verity.core.models import NodeModel, Rule
 from verity.errors import InputError
+from verity.llm.menu import effective_requirements
 
 __all__ = [
     "CITE_EXTRA",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from functools import partial
 from typing import NamedTuple
 
 from verity.text.normalize import normalize
@@ -19,9 +18,7 @@ __all__ = ["AliasMatcher", "EntityMention", "alias_key"]
 
 
 class EntityMention(NamedTuple):
-    """An entity mention in normalized text: its span, the matched text and the entity id.
-
-    A named tuple: one is built per mention on the hot path of the text gates."""
+    """An entity mention in normalized text: its span, the matched text and the entity id."""
 
     start: int
     end: int
@@ -29,25 +26,9 @@ class EntityMention(NamedTuple):
     entity_id: str
 
 
-#: ``EntityMention(start, end, raw, entity_id)`` without the keyword handling of its
-#: ``__new__`` (one is built per mention on the hot path).
-_new_mention = partial(tuple.__new__, EntityMention)
-
-
 def alias_key(form: str) -> str:
     """The key two names of one entity compare by: normalized, whitespace runs collapsed."""
     return " ".join(normalize(form).split())
-
-
-def _alias_pattern(alias: str) -> str:
-    return r"\s+".join(re.escape(part) for part in alias.split())
-
-
-def _alternation(forms: Iterable[str]) -> str:
-    """The forms as one alternation, longest first: the plain statement of what
-    :func:`_trie` matches (kept for the tests that hold the two equal)."""
-    ordered = sorted(forms, key=lambda f: (-len(f), f))
-    return "(?:" + "|".join(_alias_pattern(f) for f in ordered) + ")"
 
 
 _END = ""  # the key of a form's end in a trie node; units are never empty
@@ -68,11 +49,11 @@ def _trie(forms: Iterable[str]) -> str:
     """The forms as a prefix tree: at each point, one alternative per next character (or
     whitespace run), and the end of a form tried last.
 
-    It matches what :func:`_alternation` matches, followed by the same end check: at
-    most one branch can match a given text (the units of a node differ, and a letter
-    is never whitespace), so the search follows one path and, backtracking from its
-    end, takes the longest form along it, as the longest-first alternation does. The
-    regex engine then tests a character per branch point instead of every form.
+    It matches what a longest-first alternation of the forms matches, followed by the
+    same end check: at most one branch can match a given text (the units of a node
+    differ, and a letter is never whitespace), so the search follows one path and,
+    backtracking from its end, takes the longest form along it. The regex engine then
+    tests a character per branch point instead of every form.
     """
     root: _Node = {}
     for form in forms:
@@ -157,7 +138,7 @@ class AliasMatcher:
         out: list[EntityMention] = []
         for m in self._regex.finditer(normalized):
             raw = m.group()
-            out.append(_new_mention((m.start(), m.end(), raw, entity_of(raw))))
+            out.append(EntityMention(m.start(), m.end(), raw, entity_of(raw)))
         return out
 
     def mentions(self, text: str) -> list[EntityMention]:

@@ -35,7 +35,6 @@ from verity.text.aliases import AliasMatcher
 from verity.text.tokens import tokenize, tokenize_v1
 
 __all__ = [
-    "BITS_LIMIT",
     "BLOCK_SIZE",
     "MAX_SINGLE_GAP",
     "MAX_TOTAL_GAP",
@@ -130,10 +129,8 @@ class Support:
         }
 
 
-#: Passages up to this many tokens keep one integer bit set per token (``bits``). Longer
-#: ones keep bit sets per block of :data:`BLOCK_SIZE` positions (``blocks``): whole-passage
-#: bit sets of n positions take O(n) memory per distinct token and O(n) time per shift.
-BITS_LIMIT = 4096
+#: Token positions are kept as bit sets per block of this many positions (a whole-passage
+#: bit set of n positions would take O(n) memory per distinct token and O(n) time per shift).
 BLOCK_SIZE = 1024
 _BLOCK_SHIFT = BLOCK_SIZE.bit_length() - 1
 
@@ -154,19 +151,16 @@ def _block_sets(grouped: Mapping[str, list[int]]) -> dict[str, dict[int, int]]:
 class PassageIndex:
     """A passage's tokens prepared for many :func:`align` calls.
 
-    ``positions`` maps each token to its ascending positions, ``bits`` to the same
-    positions as an integer bit set; ``marker_positions`` lists the positions of
-    polarity markers. A passage longer than :data:`BITS_LIMIT` tokens has no ``bits``
-    but ``blocks``: the bit sets cut into blocks of :data:`BLOCK_SIZE` positions.
-    Build it once per passage with :meth:`of` (or :meth:`from_text`) and reuse it for
-    every claim.
+    ``positions`` maps each token to its ascending positions, ``blocks`` to the same
+    positions as bit sets cut into blocks of :data:`BLOCK_SIZE` positions;
+    ``marker_positions`` lists the positions of polarity markers. Build it once per
+    passage with :meth:`of` (or :meth:`from_text`) and reuse it for every claim.
     """
 
     tokens: tuple[str, ...]
     positions: Mapping[str, tuple[int, ...]] = field(repr=False)
-    bits: Mapping[str, int] = field(repr=False)
+    blocks: Mapping[str, Mapping[int, int]] = field(repr=False)
     marker_positions: tuple[int, ...] = field(repr=False)
-    blocks: Mapping[str, Mapping[int, int]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, tokens: Sequence[str]) -> PassageIndex:
@@ -177,20 +171,11 @@ class PassageIndex:
         markers = sorted(
             pos for token in POLARITY_MARKERS.intersection(grouped) for pos in grouped[token]
         )
-        bits: dict[str, int] = {}
-        long = len(tokens) > BITS_LIMIT
-        if not long:
-            for token, found in grouped.items():
-                mask = 0
-                for pos in found:
-                    mask |= 1 << pos
-                bits[token] = mask
         return cls(
             tokens=tuple(tokens),
             positions={token: tuple(found) for token, found in grouped.items()},
-            bits=bits,
+            blocks=_block_sets(grouped),
             marker_positions=tuple(markers),
-            blocks=_block_sets(grouped) if long else {},
         )
 
     @classmethod
@@ -208,23 +193,6 @@ def _as_index(passage: PassageIndex | Sequence[str]) -> PassageIndex:
     return passage if isinstance(passage, PassageIndex) else PassageIndex.of(passage)
 
 
-def _min_end(claim: Sequence[str], bits: Mapping[str, int], start: int) -> int | None:
-    """Smallest exclusive end of an alignment whose first token sits at ``start``.
-
-    State: claim token j sits at passage position ``start + j + d`` with d in
-    0..MAX_TOTAL_GAP (d is the total gap used so far), kept as a bit mask over d.
-    Going from token j-1 at offset d' to token j at offset d skips d - d' tokens,
-    which must lie in 0..MAX_SINGLE_GAP.
-    """
-    reach = 1  # token 0 at offset 0
-    for j in range(1, len(claim)):
-        reach = _SPREAD[reach] & (bits[claim[j]] >> (start + j))
-        if not reach:
-            return None
-    lowest = (reach & -reach).bit_length() - 1
-    return start + len(claim) + lowest
-
-
 def _window(blocks: Mapping[int, int], lo: int) -> int:
     """Positions ``lo .. lo + MAX_TOTAL_GAP`` of a token as a bit mask over offsets."""
     block = lo >> _BLOCK_SHIFT
@@ -235,11 +203,17 @@ def _window(blocks: Mapping[int, int], lo: int) -> int:
     return mask & _WINDOW
 
 
-def _min_end_long(
+def _min_end(
     claim: Sequence[str], blocks: Mapping[str, Mapping[int, int]], start: int
 ) -> int | None:
-    """:func:`_min_end` for long passages: the same programme over block bit sets."""
-    reach = 1
+    """Smallest exclusive end of an alignment whose first token sits at ``start``.
+
+    State: claim token j sits at passage position ``start + j + d`` with d in
+    0..MAX_TOTAL_GAP (d is the total gap used so far), kept as a bit mask over d.
+    Going from token j-1 at offset d' to token j at offset d skips d - d' tokens,
+    which must lie in 0..MAX_SINGLE_GAP.
+    """
+    reach = 1  # token 0 at offset 0
     for j in range(1, len(claim)):
         reach = _SPREAD[reach] & _window(blocks[claim[j]], start + j)
         if not reach:
@@ -254,23 +228,11 @@ def _starts(claim: Sequence[str], index: PassageIndex) -> Iterator[int]:
     if not all(map(positions.__contains__, claim)):
         return
     tail = len(claim) - 1
-    if index.bits:
-        last = index.bits[claim[-1]]
-        for start in positions[claim[0]]:
-            # Cheap filter: the last token must occur where the budget allows it to.
-            if (last >> (start + tail)) & _WINDOW:
-                yield start
-        return
     last_blocks = index.blocks[claim[-1]]
     for start in positions[claim[0]]:
+        # Cheap filter: the last token must occur where the budget allows it to.
         if _window(last_blocks, start + tail):
             yield start
-
-
-def _end(claim: Sequence[str], index: PassageIndex, start: int) -> int | None:
-    if index.bits:
-        return _min_end(claim, index.bits, start)
-    return _min_end_long(claim, index.blocks, start)
 
 
 def _claim_marker_count(claim: Sequence[str]) -> int:
@@ -297,7 +259,7 @@ def align(claim_tokens: Sequence[str], passage: PassageIndex | Sequence[str]) ->
             and bisect_left(markers, start + length) - bisect_left(markers, start) > claim_markers
         ):
             continue
-        end = _end(claim_tokens, index, start)
+        end = _min_end(claim_tokens, index.blocks, start)
         if end is None:
             continue
         span = Span(start, end)
@@ -338,7 +300,9 @@ def check_support(claim_tokens: Sequence[str], passage: PassageIndex | Sequence[
 
 
 def is_supported_v2(claim: str, passage: str, matcher: AliasMatcher | None = None) -> bool:
-    """The v2 predicate on raw text: ordered gap-bounded containment plus polarity guard."""
+    """The v2 predicate on raw text: the claim's tokens occur in the passage in order, with
+    gaps of at most ``MAX_SINGLE_GAP`` tokens and ``MAX_TOTAL_GAP`` in all, and no polarity
+    marker of the passage is lost inside the matched span."""
     return check_support(tokenize(claim, matcher), tokenize(passage, matcher)).supported
 
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from verity.text.aliases import AliasMatcher
 from verity.text.normalize import normalize
@@ -47,6 +47,7 @@ from verity.text.tokens import char_class
 __all__ = [
     "ABBREVIATIONS",
     "ABBREVIATIONS_BEFORE_NUMBER",
+    "join_sentences",
     "split_sentences",
 ]
 
@@ -148,17 +149,6 @@ def split_sentences(text: str, matcher: AliasMatcher | None = None) -> list[str]
     With ``matcher``, a full stop before a lowercase word is a boundary when an entity
     mention starts at that word; without one the segmentation is exactly as before.
     """
-    stripped = text.rstrip()
-    first = next(_candidates(stripped), None)
-    if first is None or first.end() == len(stripped):
-        # No candidate, or the first one closes the text: whatever it decides, no cut
-        # falls inside the text (the common case of a claim: one sentence, one stop).
-        return [stripped.lstrip()] if stripped else []
-    return _split(text, matcher)
-
-
-def _split(text: str, matcher: AliasMatcher | None) -> list[str]:
-    """:func:`split_sentences` without its shortcut for text whose only candidate ends it."""
     cuts: list[int] = []
     for match in _candidates(text):
         kind = match.lastgroup
@@ -273,3 +263,16 @@ def _at_line_start(text: str, pos: int) -> bool:
     if not head:
         return pos <= 16
     return head[-1] in _LINE_BREAKS
+
+
+_TERMINAL = (".", "!", "?", "…", "。", "！", "？")
+
+
+def join_sentences(texts: Sequence[str]) -> str:
+    """Join shipped texts with one space, so that no sentence can form across two of them:
+    a text that does not end with a sentence terminator gets a full stop."""
+    parts = []
+    for text in texts:
+        text = text.strip()
+        parts.append(text if text.endswith(_TERMINAL) else text + ".")
+    return " ".join(parts)

@@ -946,9 +946,11 @@ def check_free_sentence(key: tuple[str, ...], sentence: FreeSentence) -> FreeVer
 
 
 def is_supported(claim: str, passage: str, matcher: AliasMatcher | None = None) -> bool:
-    """The v4 predicate on free text: every sentence of ``claim`` equals, after the universal
-    equivalences, a run of whole coordinate clauses of one sentence of ``passage``, and no
-    dropped clause holds a marker. Text a reader sees differently is refused."""
+    """The v4 predicate on free text (what ``check-answer`` applies): every sentence of
+    ``claim`` equals, after the universal equivalences (contractions, case, number
+    formats), a run of whole coordinate clauses of one sentence of ``passage`` (split at
+    ``;`` and ``, and``); nothing inside is deleted, no dropped clause holds a polarity or
+    condition marker, and text a reader sees differently is refused."""
     if reader_issue(claim) is not None:
         return False
     prepared = free_sentences(passage, matcher)

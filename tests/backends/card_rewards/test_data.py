@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import TESTS
+from verity import InputError
 from verity.backends.card_rewards import (
     CATEGORIES,
     _format,
@@ -24,7 +25,6 @@ from verity.backends.card_rewards import (
 from verity.backends.card_rewards._alloc import crossing_down, crossing_up
 from verity.backends.card_rewards._catalog import read_package_json
 from verity.backends.card_rewards.make_profiles import profiles_json
-from verity.errors import InputError
 
 FIXTURES = TESTS / "fixtures" / "card_rewards"
 BAD = json.loads((FIXTURES / "bad_catalogs.json").read_text("utf-8"))

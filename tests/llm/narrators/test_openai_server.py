@@ -21,8 +21,8 @@ from collections.abc import Iterator
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.helpers import TESTS
-from verity.core.graph import load_graph
+from tests.helpers import TESTS, needs
+from verity import load_graph
 from verity.llm.narrators import OpenAIChatNarrator
 from verity.llm.prompts import build_prompt
 from verity.llm.repair import narrate_and_verify
@@ -49,7 +49,7 @@ def _ready(base_url: str) -> bool:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    pytest.importorskip("llama_cpp.server")
+    needs("server", "llama_cpp.server")
     from verity.llm.narrators.local import model_path
 
     port = _free_port()

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 from verity.core.profiles import Profile, extend, load_gates
-from verity.errors import InputError
 from verity.formats import MAX_REPAIRS
 
 __all__ = [
@@ -159,24 +158,6 @@ def stderr_notes(text: str) -> None:
 
 
 def add_spend_profile(parser: argparse.ArgumentParser, help: str, **kwargs: Any) -> None:
-    """``--spend-profile N`` (the card-rewards spending profile) and its deprecated
-    spelling ``--profile N``, which :func:`spend_profile` resolves with a note on stderr.
-    ``--profile`` elsewhere names the gate profile."""
+    """``--spend-profile N``: the card-rewards spending profile (``--profile`` names the
+    gate profile)."""
     parser.add_argument("--spend-profile", metavar="N", help=help, **kwargs)
-    parser.add_argument(
-        "--profile", dest="old_spend_profile", metavar="N", help=argparse.SUPPRESS, **kwargs
-    )
-
-
-def spend_profile(args: argparse.Namespace, command: str) -> tuple[Any, str]:
-    """The spending profile given and the option that gave it (for error messages)."""
-    if args.old_spend_profile is None:
-        return args.spend_profile, "--spend-profile"
-    print(
-        f"verity {command}: --profile N is deprecated, use --spend-profile N "
-        "(--profile names the gate profile elsewhere)",
-        file=sys.stderr,
-    )
-    if args.spend_profile is not None and args.spend_profile != args.old_spend_profile:
-        raise InputError("give --spend-profile N once (--profile N is its deprecated spelling)")
-    return args.old_spend_profile, "--profile"

@@ -1,4 +1,4 @@
-"""Shared output helpers for the verification commands."""
+"""Shared output helpers of the commands: exit statuses, JSON and report rendering."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from verity.core.report import Report
-from verity.errors import InputError
+from verity.files import write_file
 from verity.jsonio import dumps
 from verity.text.display import one_line
 
@@ -19,10 +19,8 @@ __all__ = [
     "EXIT_UNREACHABLE",
     "UNREACHABLE_CODES",
     "exit_code",
-    "make_dir",
     "print_json",
     "render_report",
-    "write_file",
     "write_or_print",
 ]
 
@@ -50,23 +48,6 @@ def exit_code(claims: int, passed: int) -> int:
 
 def print_json(data: Any) -> None:
     sys.stdout.write(dumps(data))
-
-
-def make_dir(path: Path) -> None:
-    """Create ``path`` (and its parents) unless it exists, with a one-line error."""
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create {path}: {exc.strerror or exc}") from None
-
-
-def write_file(path: Path, text: str) -> Path:
-    """Write ``text`` as UTF-8 to ``path``, with a one-line error; returns ``path``."""
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return path
 
 
 def write_or_print(text: str, out: str | None) -> None:

@@ -6,8 +6,7 @@ refusal); 4 when the narrator could not be reached; 2 when it cannot run (for ex
 without the ``verity-evidence[local]`` extra).
 
 ``--spend-profile N`` picks the card-rewards spending profile (the gates are always
-``strict``); ``--profile N`` is its deprecated spelling for one release, with a note on
-stderr, as for ``verity optimize``.
+``strict``).
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from verity.cli.commands._options import (
     add_openai_options,
     add_repairs,
     add_spend_profile,
-    spend_profile,
 )
 from verity.cli.commands._output import exit_code
 from verity.cli.commands.narrate import (
@@ -27,9 +25,9 @@ from verity.cli.commands.narrate import (
     narrator_failure,
     scripted_mixes,
 )
-from verity.cli.demo import DEMO_GOAL, DEMO_PROFILE, DEMO_VARIANT, run_demo
 from verity.cli.render import render_demo
 from verity.llm.prompts import VARIANTS
+from verity.pipeline import DEMO_GOAL, DEMO_PROFILE, DEMO_VARIANT, run_demo
 
 __all__ = ["add_arguments", "run"]
 
@@ -68,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    given, _ = spend_profile(args, "demo")
+    given = args.spend_profile
     narrator = build_narrator(args, seed=False)
     demo = run_demo(
         args.out_dir,

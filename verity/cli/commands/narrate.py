@@ -34,7 +34,8 @@ from verity.errors import InputError
 from verity.llm.narrators import Narrator, RecordingNarrator, narrator_from_spec
 from verity.llm.narrators.base import Attempt
 from verity.llm.prompts import MAX_PROMPT_NODES, VARIANTS
-from verity.llm.repair import NarrationResult, Pass, narrate_and_verify
+from verity.llm.repair import NarrationResult, Pass
+from verity.pipeline import narrate
 
 __all__ = [
     "NARRATOR_HELP",
@@ -188,9 +189,7 @@ def run(args: argparse.Namespace) -> int:
     profile = chosen_profile(args)
     narrator = build_narrator(args)
     graph = read_graph_arg(args.graph)
-    result = narrate_and_verify(
-        graph, narrator, args.variant, profile, args.repairs, max_nodes=args.max_nodes
-    )
+    result = narrate(graph, narrator, args.variant, profile, args.repairs, max_nodes=args.max_nodes)
     if args.json:
         print_json(json_result(result))
     else:

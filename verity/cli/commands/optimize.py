@@ -24,9 +24,10 @@ from verity.backends.card_rewards import (
     solve,
     solved_graphs,
 )
-from verity.cli.commands._options import add_spend_profile, spend_profile
-from verity.cli.commands._output import make_dir, write_file, write_or_print
+from verity.cli.commands._options import add_spend_profile
+from verity.cli.commands._output import write_or_print
 from verity.errors import InputError
+from verity.files import make_dir, write_file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,7 +85,7 @@ def _run_all(args: argparse.Namespace, profiles: tuple[Profile, ...], given: Any
 def run(args: argparse.Namespace) -> int:
     _check_choice("--solver", args.solver, SOLVERS)
     profiles = load_profiles()
-    given, option = spend_profile(args, "optimize")
+    given, option = args.spend_profile, "--spend-profile"
     if args.all:
         return _run_all(args, profiles, given)
     if args.out_dir is not None:

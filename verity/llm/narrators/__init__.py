@@ -11,7 +11,6 @@ repair loop, and :mod:`verity.bench`) does not load the ``openai`` client.
 from __future__ import annotations
 
 import importlib
-import warnings
 from typing import TYPE_CHECKING, Any
 
 from verity.errors import InputError
@@ -63,16 +62,9 @@ _LAZY = {
 
 #: The scripted narrator's error mixes by name (``scripted:NAME``).
 SCRIPTED_MIXES = MIXES
-#: Old names, kept for one release: each warns (DeprecationWarning) when it is read.
-_DEPRECATED = {"ErrorProfile": "ErrorMix", "SCRIPTED_PROFILES": "SCRIPTED_MIXES"}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _DEPRECATED:
-        new = _DEPRECATED[name]
-        message = f"verity.llm.narrators.{name} is deprecated; use {new}"
-        warnings.warn(message, DeprecationWarning, stacklevel=2)
-        return globals()[new]
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(_LAZY[name]), name)

@@ -22,7 +22,7 @@ is an attempt with ``api_error`` ``local.context_overflow``, not an exception.
 
 A menu prompt (extractive) is decoded claim by claim as one continuing reply: the chat
 text, then ``{"claims": [`` and the claims chosen so far; each step's grammar offers
-exactly the menu items still left (:func:`verity.core.menu.remaining_items`), so no fact is
+exactly the menu items still left (:func:`verity.llm.menu.remaining_items`), so no fact is
 stated twice, and each step's prompt extends the previous step's prompt and output, so
 llama.cpp evaluates the long prefix once and only the new tokens afterwards. The cache is
 reset at the start of each narration (unless ``reuse_prefix``), so the same prompt
@@ -38,9 +38,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from verity.core.menu import remaining_items
 from verity.errors import InputError
 from verity.extras import install_hint
+from verity.llm.menu import remaining_items
 from verity.llm.narrators.base import Attempt, Usage, api_error_attempt, output_attempt
 from verity.llm.prompts import Prompt
 

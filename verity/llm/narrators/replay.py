@@ -22,10 +22,8 @@ from verity.jsonio import loads, read_text
 from verity.llm.narrators.base import Attempt, Narrator, api_error_attempt
 from verity.llm.prompts import Prompt
 
-__all__ = ["RECORD_FORMAT", "RecordingNarrator", "ReplayNarrator", "record_key"]
+__all__ = ["RecordingNarrator", "ReplayNarrator", "record_key"]
 
-#: Deprecated name of :data:`verity.formats.ATTEMPT_FORMAT`.
-RECORD_FORMAT = ATTEMPT_FORMAT
 Key = tuple[str, str, int, str]
 
 

@@ -41,7 +41,6 @@ import json
 import random
 import re
 import time
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -50,18 +49,15 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from verity.core.graph import EvidenceGraph
-from verity.core.menu import remaining_items
 from verity.core.models import NodeModel
 from verity.errors import InputError
+from verity.llm.menu import remaining_items
 from verity.llm.narrators.base import Attempt, Usage, output_attempt
 from verity.llm.prompts import Prompt, effective_requirements, required_citations
 from verity.llm.schema import CLAIM_OUTPUT_FIELDS
 from verity.text.normalize import normalize
 
 __all__ = ["DEFAULT_MIX", "MIXES", "ErrorMix", "ScriptedNarrator", "valid_claims"]
-
-#: Old names, kept for one release: each warns (DeprecationWarning) when it is read.
-_DEPRECATED = {"ErrorProfile": "ErrorMix", "PROFILES": "MIXES", "DEFAULT_PROFILE": "DEFAULT_MIX"}
 
 
 @dataclass(frozen=True)
@@ -318,16 +314,6 @@ class ScriptedNarrator:
         self.seed = seed
 
     @property
-    def profile(self) -> ErrorMix:
-        """Deprecated name of :attr:`mix`."""
-        warnings.warn(
-            "ScriptedNarrator.profile is deprecated; use ScriptedNarrator.mix",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.mix
-
-    @property
     def name(self) -> str:
         return f"scripted:{self.mix.name} (simulated)"
 
@@ -400,15 +386,3 @@ class ScriptedNarrator:
             latency_s=time.perf_counter() - started,
             simulated=True,
         )
-
-
-def __getattr__(name: str) -> Any:
-    if name in _DEPRECATED:
-        new = _DEPRECATED[name]
-        warnings.warn(
-            f"verity.llm.narrators.scripted.{name} is deprecated; use {new}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return globals()[new]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,7 +22,7 @@ narrated node:
 
 The menu is plain data from pure functions, deterministic (stable order, no sets iterated),
 so prompts and their hashes reproduce. Nothing downstream trusts it: a narration built
-from menu items is verified like any other. ``tests/core/test_menu.py`` holds the guarantee
+from menu items is verified like any other. ``tests/llm/test_menu.py`` holds the guarantee
 that every item of every checked-in graph passes ``strict`` and ``paper``.
 
 One fact, one claim: :func:`remaining_items` drops every item that narrates a node some

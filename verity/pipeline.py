@@ -1,9 +1,12 @@
-"""The end-to-end demo on embedded defaults: optimize, narrate locally, verify, repair.
+"""The workflow a run follows: solve a backend's problem, narrate its evidence graph,
+verify every claim and repair once, keep the files.
 
-:func:`run_demo` solves one card-rewards profile with the MILP backend, narrates the
-evidence graph with the embedded SmolLM2 model (the extractive variant by default: every
-claim the model can write is an item of the graph's claim menu), verifies under
-``strict``, runs one repair pass, and writes into the output directory:
+:func:`narrate` is the narrate -> verify -> repair step that ``verity narrate``,
+``verity demo`` and ``verity bench`` all run (recording each attempt when asked);
+:func:`run_demo` is the whole demo: it solves one card-rewards spending profile with the
+MILP backend, narrates the graph (the embedded SmolLM2 model and the extractive variant
+by default: every claim the model can write is an item of the graph's claim menu),
+verifies under ``strict``, runs one repair pass, and writes into the output directory:
 
 - ``graph.json``: the evidence graph;
 - ``attempts.jsonl``: every narrator attempt (replay with ``--narrator replay:FILE``);
@@ -11,28 +14,26 @@ claim the model can write is an item of the graph's claim menu), verifies under
 - ``report.json``: its report, which ``verity verify graph.json narration.json``
   reproduces.
 
-Telling the story for a person is :func:`verity.cli.render.render_demo`'s job (still
-importable from here).
+Telling the story for a person is the command line's job (:mod:`verity.cli.render`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from verity.cli.commands._output import make_dir, write_file
+from verity.core.graph import EvidenceGraph
+from verity.core.profiles import Profile
 from verity.core.verify import verify
 from verity.errors import InputError
+from verity.files import make_dir, write_file
 from verity.formats import NARRATION_FORMAT
 from verity.jsonio import dumps
 from verity.llm.narrators.base import Narrator
 from verity.llm.narrators.replay import RecordingNarrator
-from verity.llm.prompts import VARIANTS
+from verity.llm.prompts import MAX_PROMPT_NODES, VARIANTS
 from verity.llm.repair import NarrationResult, narrate_and_verify
-
-if TYPE_CHECKING:
-    from verity.cli.render import render_demo
 
 __all__ = [
     "DEMO_GOAL",
@@ -40,13 +41,30 @@ __all__ = [
     "DEMO_VARIANT",
     "DemoResult",
     "demo_graph",
-    "render_demo",
+    "narrate",
     "run_demo",
 ]
 
 DEMO_PROFILE = 7
 DEMO_GOAL = "max_value"
 DEMO_VARIANT = "extractive"
+
+
+def narrate(
+    graph: EvidenceGraph | dict[str, Any],
+    narrator: Narrator,
+    variant: str,
+    profile: str | Profile = "strict",
+    repairs: int = 1,
+    *,
+    max_nodes: int = MAX_PROMPT_NODES,
+    record: Path | None = None,
+) -> NarrationResult:
+    """Narrate ``graph``, verify under ``profile`` and repair up to ``repairs`` times;
+    with ``record``, every attempt is appended to that JSON Lines file."""
+    if record is not None:
+        narrator = RecordingNarrator(narrator, record)
+    return narrate_and_verify(graph, narrator, variant, profile, repairs, max_nodes=max_nodes)
 
 
 @dataclass(frozen=True)
@@ -102,9 +120,7 @@ def run_demo(
         "graph": write_file(out / "graph.json", dumps(graph)),
         "attempts": write_file(out / "attempts.jsonl", ""),
     }
-    result = narrate_and_verify(
-        graph, RecordingNarrator(inner, files["attempts"]), variant, "strict", repairs
-    )
+    result = narrate(graph, inner, variant, "strict", repairs, record=files["attempts"])
     final = result.passes[-1]
     narration = {
         "format": NARRATION_FORMAT,
@@ -127,12 +143,3 @@ def run_demo(
         paper_only,
         len(graph["nodes"]),
     )
-
-
-def __getattr__(name: str) -> Any:
-    # render_demo moved to verity.cli.render, which imports this module for DemoResult.
-    if name == "render_demo":
-        from verity.cli.render import render_demo
-
-        return render_demo
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

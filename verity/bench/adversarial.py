@@ -1,5 +1,5 @@
-"""Expand the adversarial fixtures into narrations and judge them; shared by the tests and
-``run.py``.
+"""The adversarial fixtures of ``benchmarks/adversarial/``, expanded into narrations and
+judged under a gate profile (``benchmarks/adversarial/strict.py`` and the tests use it).
 
 Structured cases (``structured_attacks.json``, ``structured_controls.json``) name a graph
 (``card/<file>`` or ``sql/sample``) and claims with ``type``, ``text`` and ``cite``.
@@ -8,8 +8,8 @@ entity ids the text mentions, and for each number the text mentions the allowed 
 the same value stated by a cited node (else any allowed string of that value, else the
 text as written). A claim may list ``entities`` or ``numbers`` itself.
 
-Only public API is used, so that the same harness measures an older checkout
-(``PYTHONPATH=OLD python benchmarks/adversarial/run.py --root OLD``).
+Graphs are read from a checkout (``root``), so that one checkout's code can be measured on
+another checkout's graphs.
 """
 
 from __future__ import annotations
@@ -26,11 +26,23 @@ from verity.text.normalize import normalize
 from verity.text.numbers import NUMBER_RE, number_value, value_of_match
 from verity.text.segment import split_sentences
 
-HERE = Path(__file__).resolve().parent
+__all__ = [
+    "Outcome",
+    "answer_checker",
+    "cross_claim_sentences",
+    "declare",
+    "freetext_passages",
+    "graph",
+    "judge",
+    "judge_all",
+    "load",
+    "narration",
+]
 
 
-def load(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((HERE / name).read_text("utf-8"))
+def load(path: str | Path) -> dict[str, Any]:
+    """A fixture file (JSON)."""
+    data: dict[str, Any] = json.loads(Path(path).read_text("utf-8"))
     return data
 
 
@@ -107,10 +119,7 @@ def cross_claim_sentences(report: verity.Report, g: verity.EvidenceGraph) -> lis
 
 
 def _split(text: str, g: verity.EvidenceGraph) -> list[str]:
-    try:
-        return split_sentences(text, g.matcher)  # type: ignore[call-arg]
-    except TypeError:  # an older checkout: no entity-aware segmenter
-        return split_sentences(text)
+    return split_sentences(text, g.matcher)
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,10 @@ from typing import Any
 import pytest
 from hypothesis import assume, given
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, SharedGraphs
 from tests.robustness.strategies import ROBUST, graph_dicts
-from verity.core.graph import EvidenceGraph, load_graph
-from verity.core.menu import MenuItem, menu_facts, menu_items, menu_schema, remaining_items
-from verity.core.verify import verify
-from verity.errors import GraphError
+from verity import EvidenceGraph, GraphError, load_graph, verify
+from verity.llm.menu import MenuItem, menu_facts, menu_items, menu_schema, remaining_items
 from verity.llm.prompts import build_prompt, menu_step_prompt
 from verity.llm.schema import CLAIM_OUTPUT_FIELDS
 
@@ -63,8 +61,10 @@ def test_the_150_checked_in_graphs_are_all_there() -> None:
 
 
 @pytest.mark.parametrize("path", CARD_GRAPHS, ids=[p.stem for p in CARD_GRAPHS])
-def test_every_menu_item_of_every_card_rewards_graph_passes_strict_and_paper(path: Path) -> None:
-    graph = load_graph(path)
+def test_every_menu_item_of_every_card_rewards_graph_passes_strict_and_paper(
+    path: Path, graphs: SharedGraphs
+) -> None:
+    graph = graphs.card(path.name)
     items = menu_items(graph)
     assert items
     assert _failures(graph, items) == []
