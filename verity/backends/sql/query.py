@@ -403,6 +403,7 @@ class _Builder:
         for e in entities:
             forms.update({a: e["id"] for a in e["aliases"]})
         matcher = AliasMatcher(forms)
+        queries = {q.name: q for q in self.spec.queries}
         out: list[dict[str, Any]] = []
         for node in self.nodes:
             mentioned = [m.entity_id for m in matcher.mentions(node.statement)]
@@ -428,6 +429,11 @@ class _Builder:
             if node.optional:
                 item["optional_spans"] = node.optional
             item["template"], item["slots"] = node.query, node.slots
+            query = queries[node.query]
+            if query.headline:
+                item["headline"] = True
+            if query.salience is not None:
+                item["salience"] = query.salience
             out.append(item)
         return out
 

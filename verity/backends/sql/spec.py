@@ -285,6 +285,10 @@ class QuerySpec(_Model):
     min_rows: int = Field(default=1, ge=0)
     max_rows: int | None = Field(default=None, ge=1)
     description: str = ""
+    #: The rows of this query state the headline of the result (what a reader hears first).
+    headline: bool = False
+    #: How much the rows matter to a reader (higher first; absent counts as 0).
+    salience: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
 
     @field_validator("sql")
     @classmethod
