@@ -15,6 +15,7 @@ cannot run fails them.
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 import shutil
@@ -123,8 +124,6 @@ def test_the_html_report_renders_in_a_real_browser(tmp_path: Path) -> None:
     )
     assert code == 0
     report = (out / "report.json").read_text("utf-8")
-    import json
-
     shipped = [c["text"] for c in json.loads(report)["shipped"]]
     assert len(shipped) == 5
     text = _check_in_browser(page, tmp_path, shipped)
@@ -162,8 +161,6 @@ class _Injecting:
             "numbers": [],
         }
         claims = [{k: v for k, v in c.items() if k != "id"} for c in first.claims]
-        import json
-
         return output_attempt(
             prompt,
             narrator=self.name,
@@ -183,7 +180,7 @@ def test_every_text_is_escaped_and_dropped_claims_show_their_reason(tmp_path: Pa
     assert re.search(r"<code>polarity\.markup</code>", page_text)
     graph = load_graph(demo.files["graph"])
     head, rest = headline_split(graph, demo.result.final.shipped)
-    assert head is not None and head.cited_evidence_ids[0] == "objective"
+    assert head is not None and head.cited_evidence_ids[0] == "objective" and len(rest) == 4
     if _browser_or_none() is None:
         return
     pytest.importorskip("PIL", reason="needs Pillow (it comes with the bench extra)")
