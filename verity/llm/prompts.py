@@ -1,8 +1,9 @@
 """Prompt variants for narrating an evidence graph.
 
-Three variants share one task and one output format, ``{"claims": [...]}`` where each
+Four variants share one task and one output format, ``{"claims": [...]}`` where each
 claim has, in this order, ``type``, ``cited_evidence_ids``, ``text``, ``entities`` and
-``numbers`` (no ``id``: the narrator numbers the claims ``c1``, ``c2``...):
+``numbers`` (no ``id``: the narrator numbers the claims ``c1``, ``c2``...); the fifth,
+``choice``, answers with numbers of a list and its narrator fills the claims in:
 
 - ``grounded``: lists every node (id, type, statement), the allowed entities with their
   aliases, the allowed number strings, the claim types with the node types each must
@@ -85,7 +86,6 @@ __all__ = [
     "CLAIM_OUTPUT_FIELDS",
     "MAX_PROMPT_CLAIMS",
     "MAX_PROMPT_NODES",
-    "MENU_VARIANTS",
     "VARIANTS",
     "Prompt",
     "approx_tokens",
@@ -103,8 +103,6 @@ __all__ = [
 ]
 
 VARIANTS: tuple[str, ...] = ("grounded", "ungrounded", "constrained", "extractive", "choice")
-#: The variants whose prompt carries a claim menu.
-MENU_VARIANTS: frozenset[str] = frozenset({"extractive", "choice"})
 MAX_PROMPT_NODES = 40
 _OPEN, _CLOSE = "<<<DATA", "DATA>>>"
 _REVIEW_OPEN, _REVIEW_CLOSE = "<<<REVIEW", "REVIEW>>>"
