@@ -110,3 +110,27 @@ class SharedGraphs:
         from verity.backends.sql.query import graph_from_sample
 
         return graph_from_sample()
+
+    @staticmethod
+    @cache
+    def named(name: str) -> EvidenceGraph:
+        """A graph by name: ``sql/sample``; ``lp/EXAMPLE`` (an optimization example of
+        ``examples/``, solved now); ``sql/SPEC`` (a real-data SQL spec of
+        ``tests.backends.sql_real`` over a SQLite file made for it); else a checked-in
+        card-rewards graph file name."""
+        if name == "sql/sample":
+            return SharedGraphs.sql_sample()
+        if name.startswith("lp/"):
+            from tests.backends.lp.examples import example_graph
+
+            return example_graph(name[3:])
+        if name.startswith("sql/"):
+            import tempfile
+
+            from tests.backends.sql_real import make_sqlite, spec
+            from verity.backends.sql.query import graph_from_url, sqlite_url
+
+            with tempfile.TemporaryDirectory() as folder:
+                db = make_sqlite(Path(folder) / "data.sqlite", name[4:])
+                return graph_from_url(sqlite_url(db), spec(name[4:]))
+        return SharedGraphs.card(name)

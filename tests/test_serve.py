@@ -154,6 +154,26 @@ def test_check_answer_answers_the_result_of_check_answer_json(
     assert cli["unsupported_claims_removed"] == 1
 
 
+def test_check_answer_against_a_graph_answers_check_answer_graph_json(
+    server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = "gold_dining wins dining at 4x, ahead of flat_two at 2x. gold_dining wins dining."
+    (tmp_path / "a.txt").write_text(answer, "utf-8")
+    graph = str(EXAMPLES / "graph.json")
+    cli = _cli_json(["check-answer", "--graph", graph, str(tmp_path / "a.txt"), "--json"], capsys)
+    assert cli["graph_id"] == GRAPH["graph_id"] and cli["unsupported_claims_removed"] == 1
+    assert cli["claims"][0]["node_ids"] == ["win-dining"]
+    for ref in (GRAPH["graph_id"], GRAPH):
+        body = {"answer": answer, "graph": ref}
+        assert server.request("POST", "/v1/check-answer", body)[:2] == (200, cli)
+    card = json.loads(
+        (ROOT / "evidence_graphs" / "card_rewards" / "p05-max_value.json").read_text("utf-8")
+    )
+    body = {"answer": "rotating_bonus wins online at 5%.", "graph": card}
+    status, result, _ = server.request("POST", "/v1/check-answer", body)
+    assert status == 200 and result["claims"][0]["reason"] == "required_span_dropped"
+
+
 BAD_REQUESTS = [
     ("/v1/verify", b"{bad", "input.unusable", "not valid JSON"),
     ("/v1/verify", b"\xff\xfe", "input.invalid_utf8", "not valid UTF-8"),
@@ -192,6 +212,16 @@ BAD_REQUESTS = [
     ("/v1/check-answer", {"answer": 3, "passages": []}, "input.unusable", '"answer"'),
     ("/v1/check-answer", {"answer": "x", "passages": {}}, "input.unusable", '"passages"'),
     ("/v1/check-answer", {"answer": "x", "passages": [{"id": 1}]}, "input.unusable", "passage"),
+    ("/v1/check-answer", {"answer": "x"}, "input.unusable", 'no "passages" (or "graph")'),
+    (
+        "/v1/check-answer",
+        {"answer": "x", "passages": [], "graph": GRAPH},
+        "input.unusable",
+        'give "passages" or "graph", not both',
+    ),
+    ("/v1/check-answer", {"answer": "x", "graph": "nope"}, "input.unknown_graph", "'nope'"),
+    ("/v1/check-answer", {"answer": "x", "graph": 3}, "input.unusable", '"graph" must be'),
+    ("/v1/check-answer", {"answer": "x", "graph": {"nodes": []}}, "input.unusable", "schema"),
 ]
 
 

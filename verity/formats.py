@@ -17,6 +17,7 @@ __all__ = [
     "BENCH_TIMING_FORMAT",
     "CATALOG_FORMAT",
     "GRAPH_FORMAT",
+    "LP_LABELS_FORMAT",
     "MAX_REPAIRS",
     "NARRATION_FORMAT",
     "REFUSAL",
@@ -41,6 +42,8 @@ REPORT_FORMAT: Final = "verity.report/1"
 ANSWER_RESULT_FORMAT: Final = "verity.answer_result/1"
 #: A SQL spec (``verity.backends.sql.spec.SqlSpec``).
 SPEC_FORMAT: Final = "verity.sql_spec/1"
+#: The labels of an optimization model (``verity.backends.pulp.Labels``).
+LP_LABELS_FORMAT: Final = "verity.lp_labels/1"
 #: The card-rewards catalog.
 CATALOG_FORMAT: Final = "verity.card_catalog/1"
 #: The card-rewards spending profiles.

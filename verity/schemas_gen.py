@@ -7,12 +7,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from verity.backends.pulp import Labels
 from verity.backends.sql.spec import SqlSpec
 from verity.core.claims import Narration
 from verity.core.models import GraphModel, RuleSet
 from verity.core.report import Report
 from verity.formats import (
     GRAPH_FORMAT,
+    LP_LABELS_FORMAT,
     NARRATION_FORMAT,
     REPORT_FORMAT,
     RULES_FORMAT,
@@ -26,6 +28,7 @@ SCHEMA_DIR = Path(__file__).parent / "schemas"
 
 SCHEMA_MODELS: dict[str, tuple[type[BaseModel], str]] = {
     "evidence_graph": (GraphModel, GRAPH_FORMAT),
+    "lp_labels": (Labels, LP_LABELS_FORMAT),
     "narration": (Narration, NARRATION_FORMAT),
     "report": (Report, REPORT_FORMAT),
     "rules": (RuleSet, RULES_FORMAT),

@@ -48,7 +48,7 @@ from typing import Any
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.profiles import Profile, resolve_profile
 from verity.errors import InputError, VerityError
-from verity.formats import NARRATION_FORMAT, REPORT_FORMAT, SPEC_FORMAT
+from verity.formats import LP_LABELS_FORMAT, NARRATION_FORMAT, REPORT_FORMAT, SPEC_FORMAT
 from verity.jsonio import loads, path_text, read_json
 
 __all__ = [
@@ -85,7 +85,7 @@ ENGINES: tuple[str, ...] = ("local", "dask")
 
 
 #: Formats of files that sit beside graphs (``examples/``) and are not graphs.
-_NOT_GRAPHS = frozenset({NARRATION_FORMAT, REPORT_FORMAT, SPEC_FORMAT})
+_NOT_GRAPHS = frozenset({NARRATION_FORMAT, REPORT_FORMAT, SPEC_FORMAT, LP_LABELS_FORMAT})
 
 
 def _other_format(path: Path) -> bool:
@@ -97,7 +97,8 @@ def _other_format(path: Path) -> bool:
 def load_graph_dir(directory: str | Path) -> dict[str, EvidenceGraph]:
     """Every ``*.json`` graph under ``directory`` (recursively), by graph id.
 
-    Files of another verity format (narrations, reports, SQL specs) are skipped, so a
+    Files of another verity format (narrations, reports, SQL specs, optimization labels)
+    are skipped, so a
     folder such as ``examples/`` works; any other file must be a valid graph.
     """
     root = Path(directory)

@@ -1,7 +1,7 @@
 """Throughput of verify() and check_answer(), side by side with json.loads, on one core.
 
-Run from the repository root (``benchmarks/perf/compiled.sh`` makes a copy of the tree with
-the mypyc-compiled modules a wheel ships, to run this in)::
+Run from the repository root (``benchmarks/perf/compare.py`` runs it on two checkouts in
+turn, for figures before and after a change)::
 
     .venv/bin/python benchmarks/perf/run.py [--narrations 4000] [--claims 8] [--rounds 5]
         [--json benchmarks/perf/results/throughput.json] [--profile paper|strict|answer]

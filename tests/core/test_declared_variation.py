@@ -1,7 +1,8 @@
-"""Soundness of declared variation (strict v4), held exhaustively over the checked-in graphs
-and the SQL sample: every single-token and every contiguous deletion of a statement that is
-not a declared optional part is refused, and a coordination over nodes that differ in more
-than one slot is refused."""
+"""Soundness of declared variation (strict v4), held exhaustively over the checked-in graphs,
+the SQL sample and the new backends' graphs (the two optimization examples, the SQL specs on
+penguins- and flights-shaped data): every single-token and every contiguous deletion of a
+statement that is not a declared optional part is refused, and a coordination over nodes
+that differ in more than one slot is refused."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from verity.text.variation import sentence_key, support_sentence
 CARD = sorted((ROOT / "evidence_graphs" / "card_rewards").glob("*.json"))
 
 
-GRAPHS = [p.name for p in CARD] + ["sql/sample"]
+#: The new backends' graphs: the two optimization examples and the SQL real-data specs.
+NEW_BACKENDS = ["lp/production_plan", "lp/staff_schedule", "sql/penguins", "sql/flights"]
+GRAPHS = [p.name for p in CARD] + ["sql/sample", *NEW_BACKENDS]
 
 
 def _optional_keys(graph: EvidenceGraph, node_id: str) -> tuple[set[tuple[str, ...]], set]:
@@ -49,7 +52,7 @@ def _deletions(tokens: tuple[str, ...]) -> Iterator[tuple[int, int]]:
 
 @pytest.mark.parametrize("name", GRAPHS)
 def test_every_undeclared_deletion_is_refused(name: str, graphs: SharedGraphs) -> None:
-    graph = graphs.sql_sample() if name == "sql/sample" else graphs.card(name)
+    graph = graphs.named(name)
     checked = 0
     for node_id in graph.nodes:
         declared = graph.declared(node_id)
@@ -75,11 +78,11 @@ def _render(graph: EvidenceGraph, node_id: str, slot: str, value: str) -> str:
     return next(canonical.renderings({**node.slots, slot: value}))
 
 
-@pytest.mark.parametrize("name", GRAPHS[::10] + ["sql/sample"])
+@pytest.mark.parametrize("name", GRAPHS[:150:10] + ["sql/sample", *NEW_BACKENDS])
 def test_coordination_over_nodes_that_differ_twice_is_refused(
     name: str, graphs: SharedGraphs
 ) -> None:
-    graph = graphs.sql_sample() if name == "sql/sample" else graphs.card(name)
+    graph = graphs.named(name)
     by_template: dict[str, list[str]] = {}
     for node in graph.model.nodes:
         if node.template is not None:

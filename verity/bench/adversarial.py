@@ -48,7 +48,10 @@ def load(path: str | Path) -> dict[str, Any]:
 
 @cache
 def graph(ref: str, root: str) -> verity.EvidenceGraph:
-    """A fixture's graph: ``card/<file>`` from ``root``'s checked-in graphs, or ``sql/sample``."""
+    """A fixture's graph: ``card/<file>`` from ``root``'s checked-in graphs, ``sql/sample``,
+    or ``public/<name>``: the spec ``benchmarks/adversarial/public_data/<name>.spec.json``
+    of ``root`` run by the SQL backend over ``public_data.sql`` beside it, loaded into an
+    in-memory SQLite database."""
     kind, _, name = ref.partition("/")
     if kind == "card":
         return verity.load_graph(Path(root) / "evidence_graphs" / "card_rewards" / f"{name}.json")
@@ -56,6 +59,18 @@ def graph(ref: str, root: str) -> verity.EvidenceGraph:
         from verity.backends.sql.query import graph_from_sample
 
         return graph_from_sample()
+    if kind == "public":
+        import sqlite3
+
+        from verity.backends.sql.query import graph_from_queries
+
+        data = Path(root) / "benchmarks" / "adversarial" / "public_data"
+        connection = sqlite3.connect(":memory:")
+        try:
+            connection.executescript((data / "public_data.sql").read_text("utf-8"))
+            return graph_from_queries(connection, data / f"{name}.spec.json")
+        finally:
+            connection.close()
     raise ValueError(f"unknown graph reference {ref!r}")
 
 

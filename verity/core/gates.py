@@ -15,7 +15,7 @@ prose consistency and the text polarity gate; it only ever rejects more.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -38,7 +38,11 @@ __all__ = [
     "PROFILES",
     "Finding",
     "Gate",
+    "Mentions",
     "gates_for",
+    "prose_findings",
+    "sentence_support",
+    "text_mentions",
 ]
 
 PROFILES: tuple[str, ...] = ("paper", "strict")
@@ -212,7 +216,7 @@ def check_claim_type(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
 # --- strict: prose consistency -------------------------------------------------------
 
 
-class _Mentions(NamedTuple):
+class Mentions(NamedTuple):
     """What a text mentions, in text order: (entity id, raw) and (raw number, value)."""
 
     entities: tuple[tuple[str, str], ...]
@@ -223,9 +227,11 @@ class _Mentions(NamedTuple):
 _ENTITY_AND_RAW = attrgetter("entity_id", "raw")
 
 
-def _mentions(text: str, graph: EvidenceGraph) -> _Mentions:
+def text_mentions(text: str, graph: EvidenceGraph) -> Mentions:
+    """The entity and number mentions of ``text``, read with the graph's matcher (numbers
+    from the text with the entity mentions blanked out)."""
     found, masked = entity_scan(text, graph.matcher)
-    return _Mentions(
+    return Mentions(
         tuple(map(_ENTITY_AND_RAW, found)),
         tuple([(m.group(0), value_of_match(m)) for m in NUMBER_RE.finditer(masked)]),
     )
@@ -237,8 +243,16 @@ def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     Entity mentions are ids or aliases, whole words, case- and width-insensitive.
     Number mentions compare with the declared numbers by canonical value and unit.
     """
-    mentions = _mentions(claim.text, graph)
-    declared_entities = set(claim.entities)
+    yield from prose_findings(text_mentions(claim.text, graph), claim.entities, claim.numbers)
+
+
+def prose_findings(
+    mentions: Mentions, entities: Iterable[str], numbers: Iterable[str]
+) -> Iterator[Finding]:
+    """The prose rule on ``mentions``: every entity mentioned is one of ``entities`` and
+    every number mentioned matches one of ``numbers`` by value and unit (the first
+    mention of each entity, each distinct raw number, in text order)."""
+    declared_entities = set(entities)
     undeclared: set[str] = set()
     for entity_id, raw in mentions.entities:  # the first mention of each, in text order
         if entity_id not in declared_entities and entity_id not in undeclared:
@@ -251,7 +265,8 @@ def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
             )
     if not mentions.numbers:
         return
-    declared: list[NumberValue] = [v for v in map(number_value, claim.numbers) if v is not None]
+    listed = list(numbers)
+    declared: list[NumberValue] = [v for v in map(number_value, listed) if v is not None]
     reported: set[str] = set()
     for raw, value in mentions.numbers:
         if raw in reported or any(map(value.matches, declared)):
@@ -260,7 +275,7 @@ def check_prose(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
         yield Finding(
             "prose.undeclared_number",
             f"the text states {raw!r}, which matches no declared number",
-            list(claim.numbers),
+            listed,
             raw,
         )
 
@@ -306,24 +321,28 @@ _FAILURE_TEXT: dict[str, str] = {
 }
 
 
-def _declared(cited: list[str], graph: EvidenceGraph) -> list[tuple[str, Declared]]:
+def _declared(cited: Sequence[str], graph: EvidenceGraph) -> list[tuple[str, Declared]]:
     return [(node_id, graph.declared(node_id)) for node_id in cited]
 
 
-def _support_sentence(
-    sentence: str, cited: list[str], graph: EvidenceGraph, allowed: frozenset[str] | None
+def sentence_support(
+    sentence: str,
+    node_ids: Sequence[str],
+    graph: EvidenceGraph,
+    allowed: frozenset[str] | None = None,
 ) -> SentenceVerdict:
-    """Support of one claim sentence by the cited nodes' declared sentences (v4).
+    """Support of one sentence by the declared sentences of the nodes ``node_ids`` (v4):
+    what strict's text gate applies to each claim sentence over its cited nodes.
 
     A reading resting on nodes whose type is ``allowed`` (None: any type) is preferred, so
     that a reading is chosen whose facts the claim type narrates.
     """
-    if not cited:  # no cited node exists: nothing can support the sentence
+    if not node_ids:  # no cited node exists: nothing can support the sentence
         return SentenceVerdict((), "not_contained")
     type_of = graph.type_of
-    wanted = None if allowed is None else [i for i in cited if type_of[i] in allowed]
+    wanted = None if allowed is None else [i for i in node_ids if type_of[i] in allowed]
     return support_sentence(
-        sentence_key(sentence, graph.matcher), _declared(cited, graph), graph.matcher, wanted
+        sentence_key(sentence, graph.matcher), _declared(node_ids, graph), graph.matcher, wanted
     )
 
 
@@ -421,7 +440,7 @@ def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     unbound: str | None = None
     failed = False
     for sentence in _sentences(claim.text, graph):
-        found = _support_sentence(sentence, cited, graph, allowed)
+        found = sentence_support(sentence, cited, graph, allowed)
         if not found.supporters:
             failed = True
             yield _failure_finding(sentence, found, graph)

@@ -15,7 +15,6 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
 from verity.core.models import GraphModel, NodeModel, Rule, RuleSet, TemplateModel
@@ -37,12 +36,17 @@ from verity.text.variation import (
 
 if TYPE_CHECKING:  # imported where used: networkx costs ~20 MB and 0.1 s to import
     import networkx as nx
+    from jsonschema import Draft202012Validator
 
 __all__ = ["EvidenceGraph", "entity_scan", "load_graph", "load_rules"]
 
 
 @cache
 def _schema_validator(name: str) -> Draft202012Validator:
+    """The JSON Schema validator of a shipped schema, built (and jsonschema imported) on
+    first use: a graph unpickled in a worker or passed in loaded never needs one."""
+    from jsonschema import Draft202012Validator
+
     text = resources.files("verity").joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
     return Draft202012Validator(json.loads(text))
 

@@ -2,8 +2,9 @@
 
 Routes: ``GET /healthz``; ``POST /v1/verify`` with ``{"graph": GRAPH_OR_ID, "narration":
 {...}, "profile": NAME}`` answers the report of ``verity verify --json``; ``POST
-/v1/check-answer`` with ``{"answer": "...", "passages": [...]}`` answers the result of
-``verity check-answer --json``. Unusable input answers 400 with ``{"error": {"code",
+/v1/check-answer`` with ``{"answer": "...", "passages": [...]}`` or ``{"answer": "...",
+"graph": GRAPH_OR_ID}`` answers the result of ``verity check-answer --json`` (with
+``--graph`` for a graph). Unusable input answers 400 with ``{"error": {"code",
 "message"}}`` (the codes of ``verify-stream``'s error lines), a body over the limit 413,
 an unknown path 404, a wrong method 405, and a failure of the server itself 500 with
 ``internal.error``; no traceback ever reaches a client.
@@ -164,10 +165,16 @@ def create_app(
         return JSONResponse(report.to_dict())
 
     async def check_answer_endpoint(request: Request) -> Response:
-        data = await _object(request, max_body, frozenset({"answer", "passages"}))
+        data = await _object(request, max_body, frozenset({"answer", "passages", "graph"}))
         answer, passages = data.get("answer"), data.get("passages")
         if not isinstance(answer, str):
             raise InputError('"answer" must be a string')
+        if "graph" in data:
+            if "passages" in data:
+                raise InputError('give "passages" or "graph", not both')
+            return JSONResponse(check_answer(answer, graph=graph_of(data["graph"])).to_dict())
+        if "passages" not in data:
+            raise InputError('the request body has no "passages" (or "graph")')
         if not isinstance(passages, list):
             raise InputError('"passages" must be a list of {"id", "text"} objects')
         return JSONResponse(check_answer(answer, passages).to_dict())

@@ -10,17 +10,23 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
+
+from verity.text.chartables import ranges
 
 __all__ = ["normalize"]
 
-# Every code point of category Cf (format) in the Basic Multilingual Plane and beyond.
-_FORMAT_CHARS = "".join(chr(cp) for cp in range(0x110000) if unicodedata.category(chr(cp)) == "Cf")
-_FORMAT_RE = re.compile("[" + re.escape(_FORMAT_CHARS) + "]")
+
+@cache
+def _format_re() -> re.Pattern[str]:
+    """Every code point of category Cf (format), in every plane; built on first use (only
+    a text that is not ASCII can hold one)."""
+    chars = "".join(chr(cp) for lo, hi in ranges("format") for cp in range(lo, hi + 1))
+    return re.compile("[" + re.escape(chars) + "]")
 
 
 def _strip_format(text: str) -> str:
-    return _FORMAT_RE.sub("", text)
+    return _format_re().sub("", text)
 
 
 #: Non-ASCII texts up to this length are memoized (NFKC is slow); the cache is bounded

@@ -37,12 +37,12 @@ one function, so a name with ``Inc.`` reads as one sentence everywhere or nowher
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator, Sequence
+from functools import cache
 
 from verity.text.aliases import AliasMatcher
+from verity.text.chartables import class_body, ranges
 from verity.text.normalize import normalize
-from verity.text.tokens import char_class
 
 __all__ = [
     "ABBREVIATIONS",
@@ -138,9 +138,14 @@ def _candidates(text: str) -> Iterator[re.Match[str]]:
 
 
 _CJK_RUN = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\uffef]+")
-_MARKS = char_class(lambda c: unicodedata.category(c) in ("Mn", "Mc"))
-# An initial (one letter, with its combining marks) or dotted initials: J, U.S, J.-P, e.g.
-_INITIALS = re.compile(r"(?:[^\W\d_][" + _MARKS + r"]*\.-?)*[^\W\d_][" + _MARKS + "]*")
+
+
+@cache
+def _initials() -> re.Pattern[str]:
+    """An initial (one letter, with its combining marks) or dotted initials: J, U.S, J.-P,
+    e.g. (the ``mark`` table: ``Mn`` and ``Mc``); compiled on first use."""
+    marks = class_body(ranges("mark"))
+    return re.compile(r"(?:[^\W\d_][" + marks + r"]*\.-?)*[^\W\d_][" + marks + "]*")
 
 
 def split_sentences(text: str, matcher: AliasMatcher | None = None) -> list[str]:
@@ -244,7 +249,7 @@ def _period_ends_sentence(text: str, period: int, word: str, chunks: list[str], 
         or key.endswith("str")  # German street names: Hauptstr. 5
     ):
         return False
-    if _INITIALS.fullmatch(word) is not None:
+    if _initials().fullmatch(word) is not None:
         return key in _SENTENCE_FINAL_INITIALISMS
     if word.isdigit() and len(word) <= 3:
         if _at_line_start(text, period - len(word)):

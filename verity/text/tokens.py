@@ -22,11 +22,11 @@ too.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from verity.text.aliases import AliasMatcher
+from verity.text.chartables import class_body, compute, ranges
 from verity.text.normalize import normalize
 from verity.text.numbers import NUMBER_RE, value_of_match
 
@@ -36,31 +36,17 @@ __all__ = ["NUMBER_PATTERN", "WORD_PATTERN", "char_class", "tokenize", "tokenize
 def char_class(predicate: Callable[[str], bool], extra: Iterable[tuple[int, int]] = ()) -> str:
     """Body of a regex character class: every BMP character meeting ``predicate``, plus ``extra``.
 
-    The class is spelled out as ranges so that ``re`` compiles it to a lookup table.
+    The class is spelled out as ranges so that ``re`` compiles it to a lookup table. (The
+    classes the text layer uses are stored tables: :mod:`verity.text.chartables`.)
     """
-    ranges: list[tuple[int, int]] = []
-    for cp in range(0x10000):
-        if predicate(chr(cp)):
-            if ranges and ranges[-1][1] == cp - 1:
-                ranges[-1] = (ranges[-1][0], cp)
-            else:
-                ranges.append((cp, cp))
-    ranges.extend(extra)
-    return "".join(
-        re.escape(chr(lo)) if lo == hi else re.escape(chr(lo)) + "-" + re.escape(chr(hi))
-        for lo, hi in ranges
-    )
+    return class_body((*compute(predicate), *extra))
 
 
-def _is_word_char(char: str) -> bool:
-    return (char.isalnum() or unicodedata.category(char)[0] == "M") and char != "_"
-
-
-# Letters, digits and combining marks. Python's ``\w`` leaves out combining marks
-# (Devanagari vowel signs, Arabic harakat), which belong inside words. Of the
-# supplementary planes, two blocks count (historic scripts up to U+1F0FF, rare CJK);
+# Letters, digits and combining marks (the ``word`` table). Python's ``\w`` leaves out
+# combining marks (Devanagari vowel signs, Arabic harakat), which belong inside words. Of
+# the supplementary planes, two blocks count (historic scripts up to U+1F0FF, rare CJK);
 # emoji and symbols do not.
-_WORD_CHAR = "[" + char_class(_is_word_char, [(0x10000, 0x1F0FF), (0x20000, 0x3FFFF)]) + "]"
+_WORD_CHAR = "[" + class_body((*ranges("word"), (0x10000, 0x1F0FF), (0x20000, 0x3FFFF))) + "]"
 
 #: A word: letters/digits/marks with single interior hyphens or apostrophes.
 WORD_PATTERN = _WORD_CHAR + "+(?:['’-]" + _WORD_CHAR + "+)*"

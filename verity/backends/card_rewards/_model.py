@@ -17,17 +17,16 @@ HiGHS give the same result whenever they agree on the optimum to half a cent.
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import cache
 from typing import Any
 
 import pulp
 
+from verity.backends._pulp_support import SOLVERS, variable
+from verity.backends._pulp_support import solver as _solver
 from verity.backends.card_rewards._alloc import (
     ABOVE,
     WITHIN,
@@ -39,7 +38,6 @@ from verity.backends.card_rewards._alloc import (
 from verity.backends.card_rewards._catalog import CATEGORIES, Card, Catalog
 from verity.backends.card_rewards._profiles import Profile
 from verity.errors import InputError, VerityError
-from verity.extras import install_hint
 
 __all__ = [
     "GOALS",
@@ -53,8 +51,6 @@ __all__ = [
 
 #: Goal names, in the order every listing uses.
 GOALS: tuple[str, ...] = ("max_value", "no_fee", "two_cards")
-#: Solver names accepted by :func:`solve`.
-SOLVERS: tuple[str, ...] = ("cbc", "highs")
 
 #: Objective values within this many dollars of the optimum count as ties.
 TIE_TOLERANCE = Decimal("0.005")
@@ -117,51 +113,6 @@ def _check_goal(goal: str) -> None:
         raise InputError(f"unknown goal {goal!r}; choose one of {', '.join(GOALS)}")
 
 
-def _solver(name: str) -> Any:
-    if name == "cbc":
-        # The CBC binary bundled with pulp, through COIN_CMD (PULP_CBC_CMD is deprecated);
-        # without a bundled binary COIN_CMD looks for ``cbc`` on the PATH.
-        bundled = getattr(getattr(pulp, "PULP_CBC_CMD", None), "pulp_cbc_path", None)
-        cbc = pulp.COIN_CMD(path=bundled, msg=False, threads=1, gapRel=0, gapAbs=0)
-        if not cbc.available():
-            raise InputError("solver cbc is not available (pip install 'pulp[cbc]')")
-        return cbc
-    if name == "highs":
-        solver = pulp.HiGHS(msg=False, threads=1, gapRel=0, gapAbs=0)
-        if not solver.available():
-            raise InputError(f"solver highs needs the highspy package ({install_hint('highs')})")
-        _silence_highs_banner()
-        return solver
-    raise InputError(f"unknown solver {name!r}; choose one of {', '.join(SOLVERS)}")
-
-
-@cache
-def _silence_highs_banner() -> None:
-    """Create the process's first HiGHS instance with fd 1 on /dev/null.
-
-    HiGHS writes a copyright banner to the C-level stdout the first time an instance
-    is created, before any option can switch output off; it would corrupt a graph
-    written to stdout.
-    """
-    import highspy
-
-    make: Any = highspy.Highs
-    sys.stdout.flush()
-    try:
-        saved = os.dup(1)
-    except OSError:  # pragma: no cover - no fd 1 at all: nothing to protect
-        make()
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 1)
-        make()
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(devnull)
-
-
 def _segment_keys(card: Card, category: str) -> tuple[str, ...]:
     return (WITHIN, ABOVE) if category in card.caps else (WITHIN,)
 
@@ -174,11 +125,7 @@ class _Model:
 
 
 def _variable(problem: Any, name: str, low: float, up: float | None, kind: str) -> Any:
-    """A variable of ``problem`` (pulp 3.x API when present, else the older constructor)."""
-    add = getattr(problem, "add_variable", None)
-    if add is not None:
-        return add(name, lowBound=low, upBound=up, cat=kind)
-    return pulp.LpVariable(name, lowBound=low, upBound=up, cat=kind)  # pragma: no cover
+    return variable(problem, name, low, up, kind)
 
 
 def _build(catalog: Catalog, profile: Profile, goal: str) -> _Model:

@@ -32,6 +32,7 @@ from pydantic import (
     model_validator,
 )
 
+from verity.core.builder import DEFAULT_DECIMALS
 from verity.core.models import Rule
 from verity.errors import InputError
 from verity.formats import SPEC_FORMAT
@@ -39,10 +40,14 @@ from verity.jsonio import loads, read_json
 from verity.text.variation import PatternError, parse_pattern
 
 __all__ = [
+    "ROW_FIELD",
     "SPEC_FORMAT",
     "EdgeSpec",
     "EntityColumn",
+    "EntityFormat",
     "EntityKind",
+    "NullPolicy",
+    "NullText",
     "NumberColumn",
     "NumberFormat",
     "QuerySpec",
@@ -55,10 +60,12 @@ __all__ = [
 ]
 
 
-NumberFormat = Literal["money", "integer", "percent", "plain"]
+NumberFormat = Literal["money", "integer", "percent", "plain", "year"]
+#: How an entity column's value reads: as it is, or as a year or a calendar date.
+EntityFormat = Literal["text", "year", "date"]
 
-#: Decimal places each display format uses unless the spec says otherwise.
-DEFAULT_DECIMALS: dict[str, int] = {"money": 2, "integer": 0, "percent": 1, "plain": 0}
+#: The template field that holds the row's 1-based position in its query's result.
+ROW_FIELD = "_row"
 
 Snake = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
 ColumnName = Annotated[str, StringConstraints(pattern=r"^[a-z_][a-z0-9_]*$", max_length=64)]
@@ -71,6 +78,7 @@ Template = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
 
 _FIELD_RE = re.compile(r"^[a-z_][a-z0-9_]*$")
 _TRAILING = re.compile(r"[\s;]+$")
+_CUTS_ROWS = re.compile(r"\b(?:limit|fetch\s+(?:first|next))\b", re.IGNORECASE)
 _ALLOWED_FIRST_WORDS = frozenset({"select", "with", "values"})
 
 
@@ -79,14 +87,18 @@ class SqlBackendError(InputError):
 
     ``code`` names the failure (``spec``, ``url``, ``connect``, ``driver``,
     ``read_only``, ``write_attempt``, ``sql``, ``no_rows``, ``too_many_rows``,
-    ``missing_column``, ``value``, ``entity``, ``statement``, ``node_id``,
-    ``edge``); ``query`` is the spec query it concerns, if any.
+    ``missing_column``, ``value``, ``null``, ``entity``, ``statement``, ``node_id``,
+    ``edge``, ``tie``, ``order``, ``graph``, ``draft``); ``query`` is the spec query it
+    concerns, if any, and ``row`` the 1-based row of its result.
     """
 
-    def __init__(self, message: str, *, code: str, query: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, code: str, query: str | None = None, row: int | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.query = query
+        self.row = row
 
 
 # Characters that the template pattern syntax reads (verity.text.variation).
@@ -201,11 +213,19 @@ class EntityKind(_Model):
 
 
 class EntityColumn(_Model):
-    """A result column whose values name entities of ``kind``."""
+    """A result column whose values name entities of ``kind``.
+
+    ``name_column`` holds the display name a person reads (the entity's ``name``); an
+    integer, ``year`` or ``date`` value is its own display name (``2007``, ``January 5,
+    2013``) and gets its id from the kind (``year_2007``). A template field of the column
+    renders the display name, or the id when there is none.
+    """
 
     column: ColumnName
     kind: Snake
     alias_columns: list[ColumnName] = Field(default_factory=list)
+    name_column: ColumnName | None = None
+    format: EntityFormat = "text"
 
 
 class NumberColumn(_Model):
@@ -214,8 +234,9 @@ class NumberColumn(_Model):
     The value is ``column`` (divided by ``denominator`` when given) times
     ``multiplier``, made absolute when ``absolute`` is set, rounded half-up to
     ``decimals`` places and displayed as ``money`` (``$1,234.56``), ``integer``
-    (``1,234``), ``percent`` (``12.5%``) or ``plain`` (``1234.5``). ``name`` is
-    the template field (default: the column name).
+    (``1,234``), ``percent`` (``12.5%``), ``plain`` (``1234.5``) or ``year`` (``2007``).
+    A float is rounded from its shortest decimal form, so the statement and the number
+    list show one string. ``name`` is the template field (default: the column name).
     """
 
     column: ColumnName
@@ -236,13 +257,35 @@ class NumberColumn(_Model):
         """Decimal places of the display string."""
         return DEFAULT_DECIMALS[self.format] if self.decimals is None else self.decimals
 
+    @field_validator("format", mode="before")
+    @classmethod
+    def _not_a_date(cls, value: object) -> object:
+        if value == "date":
+            raise ValueError(
+                "a date is not a number; declare the column under 'entities' with format 'date'"
+            )
+        return value
+
     @model_validator(mode="after")
     def _check(self) -> NumberColumn:
-        if self.format == "integer" and self.places != 0:
-            raise ValueError(f"number {self.field!r}: the integer format has no decimals")
+        if self.format in ("integer", "year") and self.places != 0:
+            raise ValueError(f"number {self.field!r}: the {self.format} format has no decimals")
         if not self.multiplier.is_finite() or self.multiplier == 0:
             raise ValueError(f"number {self.field!r}: multiplier must be a finite non-zero number")
         return self
+
+
+class NullText(_Model):
+    """Read a NULL as this text (``{"text": "no value"}``)."""
+
+    text: Annotated[
+        str, StringConstraints(min_length=1, max_length=200, pattern=r"^[^\n\r]*\S[^\n\r]*$")
+    ]
+
+
+#: What a NULL in a column means: drop the row (``skip_row``), stop with an error naming
+#: the row (``error``, the default), or read it as a text.
+NullPolicy = Literal["skip_row", "error"] | NullText
 
 
 class EdgeSpec(_Model):
@@ -284,6 +327,18 @@ class QuerySpec(_Model):
     edges: list[EdgeSpec] = Field(default_factory=list)
     min_rows: int = Field(default=1, ge=0)
     max_rows: int | None = Field(default=None, ge=1)
+    #: Per column, what a NULL means (default ``error``; a NULL alias is skipped).
+    nulls: dict[ColumnName, NullPolicy] = Field(default_factory=dict)
+    #: A ranking: the query returns one row per rank, ordered by ``rank_by`` (no LIMIT:
+    #: ``top`` cuts it, after every row tied with the last one kept). ``ties`` is required:
+    #: ``report`` states each tie in the tied rows' statements (a span no claim may drop),
+    #: ``error`` refuses the result.
+    rank_by: ColumnName | None = None
+    top: int | None = Field(default=None, ge=1)
+    ties: Literal["report", "error"] | None = None
+    #: The clause a tied row's statement gains before its full stop; ``{tied}`` names the
+    #: rows it ties with (by their first entity column).
+    tie_template: Template = ", tied with {tied}"
     description: str = ""
     #: The rows of this query state the headline of the result (what a reader hears first).
     headline: bool = False
@@ -340,7 +395,44 @@ class QuerySpec(_Model):
         unknown = sorted(set(self.coordinable) - fields)
         if unknown:
             raise ValueError(f"coordinable field {unknown[0]!r} is not in statement_template")
+        self._check_nulls()
+        self._check_ranking()
         return self
+
+    def _check_nulls(self) -> None:
+        used = set(self.referenced_columns())
+        text_free = {e.column for e in self.entities}
+        text_free |= {e.name_column for e in self.entities if e.name_column is not None}
+        text_free |= {a for e in self.entities for a in e.alias_columns}
+        if self.rank_by is not None:
+            text_free.add(self.rank_by)
+        for column, policy in self.nulls.items():
+            if column not in used:
+                raise ValueError(f"nulls names column {column!r}, which the query does not use")
+            if isinstance(policy, NullText) and column in text_free:
+                raise ValueError(
+                    f"nulls: column {column!r} names entities or ranks rows, so a NULL in it "
+                    "cannot be read as text (use skip_row or error)"
+                )
+
+    def _check_ranking(self) -> None:
+        if self.rank_by is None:
+            if self.top is not None or self.ties is not None:
+                raise ValueError("top and ties go with rank_by (the column the rows rank by)")
+            return
+        if self.ties is None:
+            raise ValueError(
+                "rank_by needs ties: report (state each tie) or error (refuse a result with one)"
+            )
+        if _CUTS_ROWS.search(_mask_sql(self.sql)):
+            raise ValueError(
+                "a ranked query may not cut its own rows (LIMIT or FETCH FIRST hides ties); "
+                "return every row in rank order and set top"
+            )
+        if template_fields(self.tie_template) != ["tied"]:
+            raise ValueError("tie_template must use the field {tied} once and no other field")
+        if self.ties == "report" and not self.entities:
+            raise ValueError("ties: report names tied rows by an entity column; declare one")
 
     def canonical_pattern(self) -> str:
         """``statement_template`` as a template pattern: its text escaped, its fields slots."""
@@ -359,13 +451,25 @@ class QuerySpec(_Model):
     @property
     def computed_fields(self) -> frozenset[str]:
         """Template fields filled by the backend rather than straight from a column."""
-        return frozenset([e.column for e in self.entities] + [n.field for n in self.numbers])
+        computed = [e.column for e in self.entities] + [n.field for n in self.numbers]
+        return frozenset([*computed, ROW_FIELD])
+
+    def tied_pattern(self, pattern: str) -> str:
+        """A statement pattern with the tie clause put before its closing full stop."""
+        clause = _PATTERN_SPECIAL.sub(r"\\\g<0>", self.tie_template).replace(r"\{tied\}", "{tied}")
+        if pattern.endswith(".") and not pattern.endswith("\\."):
+            return pattern[:-1] + clause + "."
+        return pattern + clause
 
     def referenced_columns(self) -> list[str]:
         """Every result column the query's spec needs, each once, in a stable order."""
         names: list[str] = []
         for entity in self.entities:
             names += [entity.column, *entity.alias_columns]
+            if entity.name_column is not None:
+                names.append(entity.name_column)
+        if self.rank_by is not None:
+            names.append(self.rank_by)
         for number in self.numbers:
             names.append(number.column)
             if number.denominator is not None:
@@ -385,6 +489,8 @@ class SqlSpec(_Model):
     graph_id: GraphId
     domain: Snake
     description: str = ""
+    #: What the graph says produced it (``"a SQL query"``); absent from the graph if unset.
+    backend: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
     entities: list[EntityKind] = Field(default_factory=list)
     queries: Annotated[list[QuerySpec], Field(min_length=1)]
     rules: list[Rule] = Field(default_factory=list)

@@ -44,6 +44,12 @@ COMMANDS: tuple[Command, ...] = (
         "build an evidence graph from read-only SQL queries (default: the embedded sample)",
     ),
     Command(
+        "graph_from_lp",
+        "graph-from-lp",
+        "solve an optimization model (.mps or .lp, pulp with CBC or HiGHS) and write the "
+        "evidence graph of its solution",
+    ),
+    Command(
         "optimize",
         "optimize",
         "solve the card-rewards optimizer for a spending profile and write its evidence graph",
@@ -51,7 +57,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "check_answer",
         "check-answer",
-        "check each sentence of an answer against passages (v2 predicate)",
+        "check each sentence of a free-text answer against passages or an evidence graph",
     ),
     Command(
         "agreement",

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from verity.core.report import Report
 from verity.files import write_file
 from verity.jsonio import dumps
 from verity.text.display import one_line
+
+if TYPE_CHECKING:  # the report model loads pydantic: only the commands that verify need it
+    from verity.core.report import Report
 
 __all__ = [
     "EXIT_ALL_VERIFIED",

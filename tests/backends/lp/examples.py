@@ -1,0 +1,54 @@
+"""The two worked optimization examples under examples/ and how the tests solve them."""
+
+from __future__ import annotations
+
+import importlib.util
+from functools import cache
+from typing import Any
+
+import pytest
+
+from tests.helpers import ROOT
+from verity import EvidenceGraph
+from verity.backends.pulp import graph_from_file, read_model, solve_problem
+
+EXAMPLES = ROOT / "examples"
+#: example name -> (model file, labels file)
+MODELS = {
+    "production_plan": (EXAMPLES / "production_plan.lp", EXAMPLES / "production_plan.labels.json"),
+    "staff_schedule": (EXAMPLES / "staff_schedule.mps", EXAMPLES / "staff_schedule.labels.json"),
+}
+SOLVER_PARAMS = [
+    "cbc",
+    pytest.param(
+        "highs",
+        marks=pytest.mark.skipif(
+            importlib.util.find_spec("highspy") is None,
+            reason="highspy is not installed (verity-evidence[highs])",
+        ),
+    ),
+]
+
+
+@cache
+def example_graph(name: str, solver: str = "cbc") -> EvidenceGraph:
+    model, labels = MODELS[name]
+    return graph_from_file(model, labels, solver_name=solver)
+
+
+def solved(name: str, solver: str = "cbc") -> Any:
+    return solve_problem(read_model(MODELS[name][0]), solver)
+
+
+def claim_of(graph: EvidenceGraph, node_id: str, text: str | None = None) -> dict[str, Any]:
+    """The node's statement (or ``text``) as a claim of the type that narrates it."""
+    node = graph.nodes[node_id]
+    rule = next(r for r in graph.model.rules if node.type in r.requires[0].any_of)
+    return {
+        "id": "c1",
+        "type": rule.claim_type,
+        "text": node.statement if text is None else text,
+        "cited_evidence_ids": [node_id],
+        "entities": list(node.entities),
+        "numbers": list(node.numbers),
+    }

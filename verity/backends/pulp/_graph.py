@@ -1,0 +1,520 @@
+"""The evidence graph of a solved optimization model, made with GraphBuilder.
+
+Node types and ids (every statement one sentence from :mod:`._templates`):
+
+- ``RESULT`` ``result`` (the headline): the status and the objective value;
+- ``DECISION`` ``decision:<variable>``: each variable at a value that displays as
+  non-zero (a binary at 1 is "included");
+- ``BINDING_CONSTRAINT`` ``constraint:<name>``: a constraint at its limit (an equality is
+  always held exactly); ``CONSTRAINT_SLACK`` ``constraint:<name>`` one that is not, with
+  its slack; ``BOUND`` ``bound:<variable>``: a variable at a finite upper bound, or at a
+  non-zero lower bound;
+- for a linear program whose solution is a nondegenerate vertex (:mod:`._solution`):
+  ``SHADOW_PRICE`` ``shadow_price:<constraint>`` for each binding constraint with a
+  non-zero dual, ``REDUCED_COST`` ``reduced_cost:<variable>`` for each variable at a bound
+  with a non-zero reduced cost; otherwise one ``SENSITIVITY_NOTE`` ``sensitivity`` says
+  why none is stated.
+
+Entities are the index values of the labels' groups (``make[plant,product]``: plants and
+products), and each variable or constraint outside a group, by its display name. Salience
+is the size of a fact in objective units where one is defined (a decision's cost times
+its value, a binding constraint's dual times its limit, a reduced cost), absent elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from verity.backends.pulp._labels import ItemLabel, Labels, parse_group
+from verity.backends.pulp._solution import (
+    LpBackendError,
+    SolutionFacts,
+    VariableFact,
+)
+from verity.backends.pulp._templates import add_templates
+from verity.core.builder import GraphBuilder, format_number
+from verity.core.graph import EvidenceGraph
+from verity.errors import GraphError
+
+__all__ = ["RULES", "build_graph"]
+
+#: The claim-type rules of every optimization-model graph.
+RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("RESULT", ("RESULT",)),
+    ("DECISION", ("DECISION",)),
+    ("BINDING_CONSTRAINT", ("BINDING_CONSTRAINT", "CONSTRAINT_SLACK", "BOUND")),
+    ("SENSITIVITY", ("SHADOW_PRICE", "REDUCED_COST", "SENSITIVITY_NOTE")),
+)
+
+_SOLVER_NAMES = {"COIN_CMD": "CBC", "PULP_CBC_CMD": "CBC", "HiGHS": "HiGHS", "HiGHS_CMD": "HiGHS"}
+_NOTES = {
+    "integer": "note_integer",
+    "degenerate": "note_degenerate",
+    "not_vertex": "note_not_vertex",
+    "unchecked": "note_unchecked",
+}
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "model"
+
+
+def _places(value: float) -> int:
+    """Decimals that show ``value`` faithfully: up to two, more only to keep it non-zero."""
+    for places in range(7):
+        shown = round(value, places)
+        if places >= 2 and (shown != 0 or value == 0):
+            return places
+        if places < 2 and shown == round(value, 2):
+            return places
+    return 6
+
+
+def _show(value: float, label: ItemLabel | None, *, integer: bool = False) -> str:
+    fmt = label.format if label is not None else None
+    decimals = label.decimals if label is not None else None
+    if fmt is None:
+        places = 0 if integer else _places(value) if decimals is None else decimals
+        return format_number(value, "integer" if places == 0 else "plain", places)
+    if decimals is None and fmt == "plain":
+        decimals = _places(value)
+    return format_number(value, fmt, decimals)
+
+
+@dataclass
+class _Entity:
+    id: str
+    kind: str
+    name: str | None
+    aliases: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Item:
+    phrase: str
+    label: ItemLabel | None
+    entities: tuple[str, ...]
+
+    @property
+    def unit(self) -> str:
+        return "" if self.label is None or self.label.unit is None else " " + self.label.unit
+
+
+class _Names:
+    """Display names of variables and constraints, and the entities they need."""
+
+    def __init__(self, labels: Labels) -> None:
+        self.labels = labels
+        self.declared = {e.id: e for e in labels.entities}
+        self.entities: dict[str, _Entity] = {}
+
+    def _index(self, kind: str, value: str) -> _Entity:
+        found = self.entities.get(value)
+        if found is not None:
+            return found
+        label = self.declared.get(value)
+        entity = (
+            _Entity(value, kind, None)
+            if label is None
+            else _Entity(label.id, label.kind, label.name, list(label.aliases))
+        )
+        if label is not None and label.kind != kind:
+            raise LpBackendError(
+                f"labels: entity {value!r} is a {label.kind}, but a group uses it as a {kind}",
+                code="labels",
+            )
+        self.entities[value] = entity
+        return entity
+
+    def _split(self, rest: str, kinds: tuple[str, ...]) -> list[list[str]]:
+        if not kinds:
+            return [[]] if not rest else []
+        known = [e.id for e in self.labels.entities if e.kind == kinds[0]]
+        if known:
+            options = [k for k in known if rest == k or rest.startswith(k + "_")]
+        else:
+            parts = rest.split("_")
+            options = ["_".join(parts[:i]) for i in range(1, len(parts) + 1)]
+        out: list[list[str]] = []
+        for option in options:
+            tail = rest[len(option) + 1 :] if len(rest) > len(option) else ""
+            out += [[option, *more] for more in self._split(tail, kinds[1:])]
+        return out
+
+    def _grouped(
+        self, name: str, table: Mapping[str, ItemLabel], what: str
+    ) -> tuple[_Item | None, list[_Entity]]:
+        for key, label in table.items():
+            group = parse_group(key)
+            if group is None or not name.startswith(group.prefix + "_"):
+                continue
+            splits = self._split(name[len(group.prefix) + 1 :], group.kinds)
+            if len(splits) > 1:
+                raise LpBackendError(
+                    f"{what} {name!r} matches group {key!r} in {len(splits)} ways; declare "
+                    "its index values under entities",
+                    code="names",
+                )
+            if splits:
+                used = [self._index(k, v) for k, v in zip(group.kinds, splits[0], strict=True)]
+                shown = {k: e.name or e.id for k, e in zip(group.kinds, used, strict=True)}
+                if label.name is not None:
+                    phrase = label.name.format_map(shown)
+                else:
+                    phrase = " ".join([group.prefix, *shown.values()])
+                unit = None if label.unit is None else label.unit.format_map(shown)
+                ids = tuple(e.id for e in used)
+                return _Item(phrase, label.model_copy(update={"unit": unit}), ids), used
+        return None, []
+
+    def item(self, name: str, what: str, taken: set[str]) -> _Item:
+        table = self.labels.variables if what == "variable" else self.labels.constraints
+        label = table.get(name)
+        if label is None:
+            grouped, _ = self._grouped(name, table, what)
+            if grouped is not None:
+                return grouped
+        entity_id = name if name not in taken else f"{what}_{name}"
+        display = None if label is None else label.name
+        self.entities[entity_id] = _Entity(entity_id, what, display)
+        taken.add(entity_id)
+        return _Item(display or entity_id, label, (entity_id,))
+
+
+@dataclass
+class _Context:
+    facts: SolutionFacts
+    labels: Labels
+    builder: GraphBuilder
+    names: _Names
+    objective: str
+    used: list[str] = field(default_factory=list)
+    ids: set[str] = field(default_factory=set)
+    named: set[str] = field(default_factory=set)
+    pending: list[tuple[str, str, str, dict[str, str], dict[str, Any]]] = field(
+        default_factory=list
+    )
+
+    def node(
+        self,
+        node_id: str,
+        node_type: str,
+        template: str,
+        slots: dict[str, str],
+        item: _Item | None = None,
+        **kw: Any,
+    ) -> None:
+        self.used.append(template)
+        self.ids.add(node_id)
+        if item is not None:
+            self.named.update(item.entities)
+        self.pending.append((node_id, node_type, template, slots, kw))
+
+    def money(self, value: float) -> str:
+        """A value in objective units (the objective, duals and reduced costs)."""
+        label = self.labels.objective
+        item = ItemLabel(format=label.format, decimals=label.decimals)
+        return _show(value, item)
+
+
+def _result(ctx: _Context) -> None:
+    facts = ctx.facts
+    data: dict[str, Any] = {
+        "status": facts.status,
+        "sense": facts.sense,
+        "solver": _SOLVER_NAMES.get(facts.solver, facts.solver),
+    }
+    if facts.status in ("infeasible", "unbounded"):
+        template = (
+            "result_infeasible"
+            if facts.status == "infeasible"
+            else f"result_unbounded_{facts.sense}"
+        )
+        ctx.node(
+            "result",
+            "RESULT",
+            template,
+            {"objective": ctx.objective} if facts.status == "unbounded" else {},
+            data=data,
+            required=[facts.status],
+            headline=True,
+        )
+        return
+    value = ctx.money(facts.objective or 0.0)
+    data["objective"] = facts.objective
+    slots = {"objective": ctx.objective, "value": value}
+    if facts.status == "optimal":
+        ctx.node(
+            "result",
+            "RESULT",
+            f"result_optimal_{facts.sense}",
+            slots,
+            data=data,
+            required=[f"The optimal {ctx.objective}"],
+            headline=True,
+            salience=_salience(facts.objective),
+        )
+    else:
+        ctx.node(
+            "result",
+            "RESULT",
+            "result_feasible",
+            slots,
+            data=data,
+            required=["not proven optimal"],
+            headline=True,
+            salience=_salience(facts.objective),
+        )
+
+
+def _salience(value: float | None) -> float | None:
+    if value is None:
+        return None
+    size = round(abs(value), 4)
+    return size or None
+
+
+def _decisions(ctx: _Context, items: Mapping[str, _Item]) -> None:
+    for v in ctx.facts.variables:
+        item = items[v.name]
+        if v.binary:
+            if round(v.value) != 1:
+                continue
+            slots = {"name": item.phrase}
+            ctx.node(
+                f"decision:{v.name}",
+                "DECISION",
+                "decision_chosen",
+                slots,
+                item,
+                data=_var_data(v),
+                salience=_salience(v.cost),
+            )
+            ctx.builder.edge(f"decision:{v.name}", "result", "contributes_to")
+            continue
+        shown = _show(v.value, item.label, integer=v.integer)
+        if _zero(shown):
+            continue
+        slots = {"name": item.phrase, "value": shown, "unit": item.unit}
+        required = [f"to {shown}{item.unit}"]
+        ctx.node(
+            f"decision:{v.name}",
+            "DECISION",
+            "decision",
+            slots,
+            item,
+            data=_var_data(v),
+            required=required,
+            salience=_salience(v.cost * v.value),
+        )
+        ctx.builder.edge(f"decision:{v.name}", "result", "contributes_to")
+
+
+def _var_data(v: VariableFact) -> dict[str, Any]:
+    return {
+        "variable": v.name,
+        "value": v.value,
+        "lower_bound": v.low,
+        "upper_bound": v.up,
+        "integer": v.integer,
+        "objective_coefficient": v.cost,
+    }
+
+
+def _constraints(ctx: _Context, items: Mapping[str, _Item]) -> None:
+    for c in ctx.facts.constraints:
+        item = items[c.name]
+        rhs = _show(c.rhs, item.label)
+        data = {
+            "constraint": c.name,
+            "sense": c.sense,
+            "rhs": c.rhs,
+            "activity": c.activity,
+            "slack": c.slack,
+            "binding": c.binding,
+        }
+        unit = item.unit
+        if c.binding:
+            if c.sense == "=":
+                template, required = "binding_equal", [f"exactly {rhs}{unit}"]
+            else:
+                side = "upper" if c.sense == "<=" else "lower"
+                template, required = f"binding_{side}", [f"{side} limit of {rhs}{unit}"]
+            salience = None if c.dual is None else _salience(c.dual * c.rhs)
+            ctx.node(
+                f"constraint:{c.name}",
+                "BINDING_CONSTRAINT",
+                template,
+                {"name": item.phrase, "rhs": rhs, "unit": unit},
+                item,
+                data=data,
+                required=required,
+                salience=salience,
+            )
+        else:
+            side, where = ("upper", "below") if c.sense == "<=" else ("lower", "above")
+            slack = _show(c.slack, item.label)
+            slots = {"name": item.phrase, "slack": slack, "unit": unit, "rhs": rhs}
+            required = [f"{slack}{unit} {where} its {side} limit of {rhs}{unit}"]
+            ctx.node(
+                f"constraint:{c.name}",
+                "CONSTRAINT_SLACK",
+                f"slack_{side}",
+                slots,
+                item,
+                data=data,
+                required=required,
+            )
+        ctx.builder.edge(f"constraint:{c.name}", "result", "constrains")
+
+
+def _bounds(ctx: _Context, items: Mapping[str, _Item]) -> None:
+    for v in ctx.facts.variables:
+        if v.binary:
+            continue
+        side = (
+            "upper" if v.at(v.up) else "lower" if v.at(v.low) and v.low not in (None, 0) else None
+        )
+        if side is None:
+            continue
+        item = items[v.name]
+        limit = v.up if side == "upper" else v.low
+        bound = _show(limit or 0.0, item.label, integer=v.integer)
+        slots = {"name": item.phrase, "bound": bound, "unit": item.unit}
+        ctx.node(
+            f"bound:{v.name}",
+            "BOUND",
+            f"bound_{side}",
+            slots,
+            item,
+            data=_var_data(v),
+            required=[f"{side} bound of {bound}{item.unit}"],
+        )
+        if f"decision:{v.name}" in ctx.ids:
+            ctx.builder.edge(f"bound:{v.name}", f"decision:{v.name}", "bounds")
+
+
+def _sensitivity(ctx: _Context, items: Mapping[str, _Item]) -> None:
+    facts = ctx.facts
+    if facts.sensitivity in _NOTES:
+        template = _NOTES[facts.sensitivity]
+        ctx.node(
+            "sensitivity",
+            "SENSITIVITY_NOTE",
+            template,
+            {},
+            data={"reason": facts.sensitivity},
+            required=["reported"],
+        )
+        ctx.builder.edge("sensitivity", "result", "qualifies")
+        return
+    if facts.sensitivity != "reported":
+        return
+    for c in facts.constraints:
+        if c.dual is None or not c.binding:
+            continue
+        shown = ctx.money(abs(c.dual))
+        if _zero(shown):
+            continue
+        verb = "raises" if c.dual > 0 else "lowers"
+        what = "level" if c.sense == "=" else "limit"
+        slots = {
+            "what": what,
+            "name": items[c.name].phrase,
+            "objective": ctx.objective,
+            "dual": shown,
+        }
+        data = {"constraint": c.name, "dual": c.dual}
+        ctx.node(
+            f"shadow_price:{c.name}",
+            "SHADOW_PRICE",
+            f"shadow_{verb}",
+            slots,
+            items[c.name],
+            data=data,
+            required=["At the margin", f"{verb} {ctx.objective} by {shown}"],
+            salience=_salience(c.dual * c.rhs),
+        )
+        ctx.builder.edge(f"shadow_price:{c.name}", f"constraint:{c.name}", "prices")
+    for v in facts.variables:
+        cost = v.reduced_cost
+        if cost is None or not (v.at(v.low) or v.at(v.up)):
+            continue
+        shown = ctx.money(abs(cost))
+        if _zero(shown):
+            continue
+        if v.at(v.up) and not v.at(v.low):
+            move, change = "below its upper bound", -cost
+        else:
+            move = "forced into the plan" if v.low == 0 else "above its lower bound"
+            change = cost
+        verb = "raises" if change > 0 else "lowers"
+        slots = {
+            "name": items[v.name].phrase,
+            "move": move,
+            "objective": ctx.objective,
+            "cost": shown,
+        }
+        data = {"variable": v.name, "reduced_cost": cost}
+        ctx.node(
+            f"reduced_cost:{v.name}",
+            "REDUCED_COST",
+            f"reduced_{verb}",
+            slots,
+            items[v.name],
+            data=data,
+            required=["At the margin", f"{move} {verb} {ctx.objective} by {shown}"],
+            salience=_salience(cost),
+        )
+        ctx.builder.edge(f"reduced_cost:{v.name}", "result", "prices")
+
+
+def _zero(shown: str) -> bool:
+    digits = re.sub(r"[^0-9]", "", shown)
+    return not digits.strip("0")
+
+
+def _objective_name(facts: SolutionFacts, labels: Labels) -> str:
+    if labels.objective.name is not None:
+        return labels.objective.name
+    name = facts.objective_name
+    return name if name and name not in ("OBJ", "__dummy") else "objective value"
+
+
+def build_graph(facts: SolutionFacts, labels: Labels) -> EvidenceGraph:
+    """The evidence graph of a solution, named by its labels."""
+    kind = "mixed-integer program" if facts.integer else "linear program"
+    solver = _SOLVER_NAMES.get(facts.solver, facts.solver or "a solver")
+    builder = GraphBuilder(
+        labels.graph_id or f"lp-{_slug(facts.name)}",
+        labels.domain or "optimization",
+        backend=f"a {kind} solved with {solver} (pulp)",
+    )
+    names = _Names(labels)
+    taken: set[str] = {e.id for e in labels.entities}
+    variables = {v.name: names.item(v.name, "variable", taken) for v in facts.variables}
+    constraints = {c.name: names.item(c.name, "constraint", taken) for c in facts.constraints}
+    ctx = _Context(facts, labels, builder, names, _objective_name(facts, labels))
+    _result(ctx)
+    if facts.status in ("optimal", "feasible"):
+        _decisions(ctx, variables)
+        _constraints(ctx, constraints)
+        _bounds(ctx, variables)
+        _sensitivity(ctx, {**constraints, **variables})
+    for entity in names.entities.values():
+        if entity.id in ctx.named:
+            builder.entity(entity.id, entity.kind, name=entity.name, aliases=entity.aliases)
+    add_templates(builder, ctx.used)
+    for node_id, node_type, template, slots, kw in ctx.pending:
+        builder.node(node_id, node_type, template=template, slots=slots, **kw)
+    for claim_type, types in RULES:
+        builder.rule(claim_type, [list(types)])
+    try:
+        return builder.build()
+    except GraphError as exc:
+        raise LpBackendError(
+            f"the graph of model {facts.name!r} does not load: {exc}", code="graph"
+        ) from None

@@ -1,0 +1,38 @@
+"""`verity graph-from-lp`: solve an optimization model and write its evidence graph.
+
+``verity graph-from-lp MODEL.mps|MODEL.lp [--labels FILE] [--solver cbc|highs]
+[--out FILE]`` reads the model (:mod:`verity.backends.pulp._read`), solves it with CBC
+(the default) or HiGHS, and writes the graph of the solution to ``--out`` or to standard
+output. ``--labels`` is a ``verity.lp_labels/1`` file of display names, units and groups.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from verity.backends.pulp import SOLVERS, graph_from_file, load_labels
+from verity.cli.commands._output import write_or_print
+from verity.errors import InputError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", metavar="MODEL", help="an .mps or .lp model file")
+    parser.add_argument(
+        "--labels", metavar="FILE", help="display names, units and groups (verity.lp_labels/1)"
+    )
+    parser.add_argument(
+        "--solver",
+        metavar="SOLVER",
+        default="cbc",
+        help=f"one of: {', '.join(SOLVERS)} (default: cbc)",
+    )
+    parser.add_argument("--out", metavar="FILE", help="write the graph here (default: stdout)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.solver not in SOLVERS:
+        raise InputError(f"--solver must be one of {', '.join(SOLVERS)}, not {args.solver!r}")
+    labels = load_labels(args.labels)
+    graph = graph_from_file(args.model, labels, solver_name=args.solver)
+    write_or_print(graph.dumps(), args.out)
+    return 0
