@@ -470,7 +470,8 @@ def build_prompt(
     elif variant == "choice":
         listing = menu = tuple(choice_items(menu_items(graph, [x.id for x in nodes])))
         n = max(1, min(max_claims, len(listing)))
-        system, task, sections = _CHOICE_SYSTEM, _CHOICE_TASK.format(n=n), _choice_sections(menu)
+        system, task = _CHOICE_SYSTEM, _CHOICE_TASK.format(n=n)
+        sections = [*_backend_section(graph), *_choice_sections(menu)]
         schema = choice_schema(range(1, len(listing) + 1), n)
     listed = tuple(x.id for x in nodes)
     return Prompt(
