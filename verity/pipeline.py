@@ -4,8 +4,8 @@ verify every claim and repair once, keep the files.
 :func:`narrate` is the narrate -> verify -> repair step that ``verity narrate``,
 ``verity demo`` and ``verity bench`` all run (recording each attempt when asked);
 :func:`run_demo` is the whole demo: it solves one card-rewards spending profile with the
-MILP backend, narrates the graph (the embedded SmolLM2 model and the extractive variant
-by default: every claim the model can write is an item of the graph's claim menu),
+MILP backend, narrates the graph (the embedded SmolLM2 model and the choice variant by
+default: the model picks, by number, items of the graph's claim menu, the plan first),
 verifies under ``strict``, runs one repair pass, and writes into the output directory:
 
 - ``graph.json``: the evidence graph;
@@ -47,7 +47,7 @@ __all__ = [
 
 DEMO_PROFILE = 7
 DEMO_GOAL = "max_value"
-DEMO_VARIANT = "extractive"
+DEMO_VARIANT = "choice"
 
 
 def narrate(

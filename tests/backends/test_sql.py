@@ -21,7 +21,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.helpers import FIXTURES, ROOT, apply_patch, load_json
-from verity import EvidenceGraph, load_graph, verify
+from verity import EvidenceGraph, InputError, load_graph, verify
 from verity.backends.sql.query import (
     POLARITY_MARKERS,
     SqlBackendError,
@@ -581,3 +581,23 @@ def test_postgres_run_error_is_one_line(pg_url: str) -> None:
         graph_from_url(pg_url, spec)
     assert caught.value.code == "sql"
     assert "no_such_column" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_the_spec_marks_the_headline_query_and_salience() -> None:
+    from verity.backends.sql.query import graph_from_sample
+    from verity.llm.prompts import build_prompt
+
+    graph = graph_from_sample()
+    assert graph.headline_ids() == {"total_revenue"}
+    assert graph.nodes["total_revenue"].salience == 1.0
+    assert all(n.salience is not None for n in graph.model.nodes)
+    listing = build_prompt(graph, "choice").listing
+    assert listing[0].node_id == "total_revenue"  # the choice list opens with the headline
+    spec = json.loads(SPEC_FILE.read_text("utf-8"))
+    for query in spec["queries"]:
+        query.pop("headline", None)
+        query.pop("salience", None)
+    bare = load_spec(spec)
+    assert not any(q.headline or q.salience is not None for q in bare.queries)
+    with pytest.raises(InputError, match="salience"):
+        load_spec({**spec, "queries": [{**spec["queries"][0], "salience": -1}]})

@@ -134,7 +134,7 @@ def test_bare_bench_says_how_long_and_asks_for_yes_or_limit(
     code = _status(["bench", "--out", str(tmp_path / "b")])
     err = capsys.readouterr().err
     assert code == EXIT_INPUT and _one_error_line(err)
-    assert "600 instances" in err and "--yes" in err and "--limit" in err
+    assert "750 instances" in err and "--yes" in err and "--limit" in err
     assert not (tmp_path / "b").exists()  # nothing ran, nothing was written
 
 

@@ -9,6 +9,7 @@ import pytest
 import verity
 from tests.helpers import GRAPHS, card_small_claim, graph_dict
 from verity import Claim, EvidenceGraph, Finding, Narration, load_graph, verify
+from verity.core.verify import reading_order
 
 GOOD = card_small_claim("win_dining")
 
@@ -83,3 +84,72 @@ def test_report_serializes_to_its_schema() -> None:
     err = data["claims"][1]["errors"][0]
     assert set(err) == {"gate", "code", "message", "expected", "actual"}
     assert err["actual"] == "amex"
+
+
+def _marked_run() -> tuple[EvidenceGraph, dict[str, object]]:
+    """A solved card-rewards graph (headline and salience marked) and a narration of four
+    of its statements, the plan last."""
+    from verity.backends.card_rewards import optimize
+
+    graph = load_graph(optimize(7, "max_value"))
+    picks = [
+        "assumption:annual_basis",  # salience 0.05
+        "segment:steady_cash:other_spend:within",  # 0.68
+        "segment:cart_rewards:online:within",  # 0.85
+        "objective",  # the headline
+    ]
+    types = {"ASSUMPTION": "ASSUMPTION", "ALLOCATION_SEGMENT": "ALLOCATION"}
+    claims = []
+    for i, node_id in enumerate(picks, start=1):
+        node = graph.nodes[node_id]
+        claims.append(
+            {
+                "id": f"c{i}",
+                "type": types.get(node.type, "ALLOCATION"),
+                "text": node.statement,
+                "cited_evidence_ids": [node_id],
+                "entities": list(node.entities),
+                "numbers": list(node.numbers),
+            }
+        )
+    return graph, {"graph_id": graph.graph_id, "claims": claims}
+
+
+def test_shipped_claims_follow_reading_order_headline_then_salience() -> None:
+    graph, narration = _marked_run()
+    report = verify(graph, narration)
+    assert report.summary.all_claims_verified
+    assert [c.id for c in report.shipped] == ["c4", "c3", "c2", "c1"]
+    assert [v.id for v in report.claims] == ["c1", "c2", "c3", "c4"]  # verdicts keep input order
+    assert report.answer.startswith(graph.nodes["objective"].statement)
+
+
+def test_ties_keep_the_narration_order_and_unmarked_graphs_keep_it_all() -> None:
+    graph, narration = _marked_run()
+    data = graph.to_dict()
+    for node in data["nodes"]:
+        node.pop("headline", None)
+        node["salience"] = 0.5  # all equal: the narration's order
+    tied = load_graph(data)
+    assert [c.id for c in verify(tied, narration).shipped] == ["c1", "c2", "c3", "c4"]
+    for node in data["nodes"]:
+        node.pop("salience")
+    plain = load_graph(data)
+    assert not plain.marked
+    assert [c.id for c in verify(plain, narration).shipped] == ["c1", "c2", "c3", "c4"]
+    assert reading_order(plain, []) == []
+
+
+def test_salience_without_headline_orders_by_salience_alone() -> None:
+    graph, narration = _marked_run()
+    data = graph.to_dict()
+    for node in data["nodes"]:
+        node.pop("headline", None)
+    graph = load_graph(data)
+    # the objective's salience (1.0) is still the highest
+    assert [c.id for c in verify(graph, narration).shipped] == ["c4", "c3", "c2", "c1"]
+    for node in data["nodes"]:
+        if node["id"] == "objective":
+            node.pop("salience")  # absent counts as 0: after every marked node
+    graph = load_graph(data)
+    assert [c.id for c in verify(graph, narration).shipped] == ["c3", "c2", "c1", "c4"]

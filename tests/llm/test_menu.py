@@ -20,11 +20,24 @@ from hypothesis import assume, given
 from tests.helpers import ROOT, SharedGraphs
 from tests.robustness.strategies import ROBUST, graph_dicts
 from verity import EvidenceGraph, GraphError, load_graph, verify
-from verity.llm.menu import MenuItem, menu_facts, menu_items, menu_schema, remaining_items
+from verity.llm.menu import (
+    MenuItem,
+    allowed_items,
+    choice_items,
+    menu_facts,
+    menu_items,
+    menu_schema,
+    remaining_items,
+)
 from verity.llm.prompts import build_prompt, menu_step_prompt
 from verity.llm.schema import CLAIM_OUTPUT_FIELDS
 
 CARD_GRAPHS = sorted((ROOT / "evidence_graphs" / "card_rewards").glob("*.json"))
+
+
+def _whole(graph: EvidenceGraph, item: MenuItem) -> bool:
+    """The item states its node's whole statement (written with display names)."""
+    return item.text == graph.named(graph.nodes[item.node_id].statement)
 
 
 def _narration(graph: EvidenceGraph, items: list[MenuItem]) -> dict[str, Any]:
@@ -89,7 +102,7 @@ def test_solved_graphs_narrate_every_node_once_under_the_declared_mapping(goal: 
     assert ("ALLOCATION", "OBJECTIVE") in types  # the objective has a claim type now
     assert ("ALLOCATION", "ALLOCATION_SEGMENT") in types
     assert {t for c, t in types if c == "THRESHOLD"} <= {"THRESHOLD"}
-    assert [i.node_id for i in items if i.text == graph.nodes[i.node_id].statement] == list(
+    assert [i.node_id for i in items if _whole(graph, i)] == list(
         dict.fromkeys(i.node_id for i in items)
     )
     assert sorted(menu_facts(items)) == sorted(graph.nodes)
@@ -99,10 +112,10 @@ def test_menu_items_are_the_statements_with_their_mentions_and_companions() -> N
     graph = load_graph(_solved(7, "max_value"))
     for item in menu_items(graph):
         node = graph.nodes[item.node_id]
-        if item.text != node.statement:  # a declared cut: optional spans dropped
+        if not _whole(graph, item):  # a declared cut: optional spans dropped
             assert node.optional_spans
-            assert item.text in graph.declared(node.id).cuts()
-            assert all(span in item.text for span in node.required_spans)
+            assert item.text in map(graph.named, graph.declared(node.id).cuts())
+            assert all(graph.named(span) in item.text for span in node.required_spans)
         assert item.cited_evidence_ids[0] == node.id
         assert set(item.numbers) <= set(node.numbers)
         mentioned = {m.entity_id for m in graph.matcher.find(item.text.casefold())}
@@ -130,19 +143,17 @@ def test_sub_statements_are_the_declared_cuts_and_pass() -> None:
     graph = load_graph(_solved(7, "max_value"))
     items = menu_items(graph)
     assert _failures(graph, items) == []
-    subs = [i for i in items if i.text != graph.nodes[i.node_id].statement]
+    subs = [i for i in items if not _whole(graph, i)]
     assert subs, "a node with optional spans offers its shorter sub-statements"
     for item in subs:
         node = graph.nodes[item.node_id]
-        assert item.text in graph.declared(node.id).cuts()
-        assert all(span in item.text for span in node.required_spans)
-        assert len(item.text) < len(node.statement) and item.text.endswith(".")
+        assert item.text in map(graph.named, graph.declared(node.id).cuts())
+        assert all(graph.named(span) in item.text for span in node.required_spans)
+        assert len(item.text) < len(graph.named(node.statement)) and item.text.endswith(".")
         assert item.numbers == tuple(x for x in node.numbers if x in item.text)
     tied = {n.id for n in graph.model.nodes if "tied with" in n.statement}
     assert tied and not tied & {i.node_id for i in subs}  # their tie clauses stay
-    assert menu_items(graph, substatements=False) == [
-        i for i in items if i.text == graph.nodes[i.node_id].statement
-    ]
+    assert menu_items(graph, substatements=False) == [i for i in items if _whole(graph, i)]
 
 
 def test_no_sub_statements_without_optional_spans() -> None:
@@ -150,7 +161,7 @@ def test_no_sub_statements_without_optional_spans() -> None:
     for node in data["nodes"]:
         node.pop("optional_spans", None)
     graph = load_graph(data)
-    assert all(i.text == graph.nodes[i.node_id].statement for i in menu_items(graph))
+    assert all(_whole(graph, i) for i in menu_items(graph))
 
 
 def test_remaining_items_drop_every_item_of_a_narrated_node() -> None:
@@ -183,12 +194,17 @@ def test_menu_schema_and_step_prompts() -> None:
     assert (prompt.system, prompt.user) == (grounded.system, grounded.user)  # same prompt text
     first = menu_step_prompt(prompt, [])
     assert first.messages() == prompt.messages() and first.max_claims == 1 and not first.menu
-    chosen = [prompt.menu[0].claim()]
+    heads = [i for i in prompt.menu if i.headline]
+    # the first step offers the headline items only: the plan, whole or cut
+    assert first.json_schema["properties"]["claims"]["items"]["enum"] == [i.claim() for i in heads]
+    assert {i.node_id for i in heads} == {"objective"} and len(heads) == 2
+    chosen = [heads[0].claim()]
     second = menu_step_prompt(prompt, chosen)
     assert second.messages()[:2] == prompt.messages()  # the long prefix is shared
     assert json.loads(second.messages()[2]["content"]) == {"claims": chosen}
     offered = second.json_schema["properties"]["claims"]["items"]["enum"]
-    assert chosen[0] not in offered and len(offered) == len(enum) - 1
+    # then every item of a node type not told yet
+    assert offered == [i.claim() for i in prompt.menu if i.node_type != "OBJECTIVE"]
     assert second.json_schema["properties"]["claims"]["maxItems"] == 1
 
 
@@ -217,3 +233,72 @@ def test_menu_items_of_generated_graphs_pass_strict_and_paper(data: dict[str, An
     assert len(set(items)) == len(items)
     for item in items:
         assert item.node_id in graph.nodes and item.cited_evidence_ids[0] == item.node_id
+
+
+@pytest.mark.parametrize("path", CARD_GRAPHS, ids=[p.stem for p in CARD_GRAPHS])
+def test_menu_texts_name_entities_by_display_name_and_read_as_the_statements(
+    path: Path, graphs: SharedGraphs
+) -> None:
+    """Every item is written with display names (no id of a named entity is left), and
+    reads, for the gates, as the sentence it was built from."""
+    from verity.text.variation import sentence_key
+
+    graph = graphs.card(path.name)
+    named = {e.id for e in graph.model.entities if e.name not in (None, e.id)}
+    for item in menu_items(graph):
+        for m in graph.matcher.mentions(item.text):
+            assert m.entity_id not in named or m.raw != m.entity_id, item.text
+        node = graph.nodes[item.node_id]
+        plain = [t for t in [node.statement, *graph.declared(node.id).cuts()]]
+        assert item.text in [graph.named(t) for t in plain]
+        source = plain[[graph.named(t) for t in plain].index(item.text)]
+        assert sentence_key(item.text, graph.matcher) == sentence_key(source, graph.matcher)
+
+
+def test_named_keeps_text_it_cannot_rewrite_safely() -> None:
+    data = copy.deepcopy(_solved(7, "max_value"))
+    graph = load_graph(data)
+    assert graph.named("steady_cash wins.") == "Steady Cash wins."
+    assert graph.named("x steady_cash") == "x Steady Cash"
+    assert graph.named("Steady Cash and everything else") == "Steady Cash and everything else"
+    assert graph.named("ｓｔｅａｄｙ_cash wins.") == "Steady Cash wins."  # width folds in place
+    assert graph.named("ﬁne steady_cash.") == "ﬁne steady_cash."  # NFKC moves the spans: as is
+    assert graph.named("other_spend is big.") == "Everything else is big."
+    # a name that would run into the next word and read as another mention is not used
+    data["entities"].append({"id": "cash_back", "kind": "card", "name": "Cash Back"})
+    data["entities"][0]["name"] = "Steady"  # "Steady" + "Cash Back" would read differently
+    clash = load_graph(data)
+    assert clash.named("steady_cash back") == "Steady back"
+    for e in data["entities"]:
+        e.pop("name", None)
+    assert load_graph(data).named("steady_cash wins.") == "steady_cash wins."
+
+
+def test_allowed_items_headline_first_then_untold_parts() -> None:
+    graph = load_graph(_solved(7, "max_value"))
+    items = menu_items(graph)
+    first = allowed_items(items, [])
+    assert first and all(i.headline for i in first)
+    chosen = [first[0].claim()]
+    told = {"OBJECTIVE"}
+    while True:
+        allowed = allowed_items(items, chosen)
+        if not allowed:
+            break
+        left = remaining_items(items, chosen)
+        untold = [i for i in left if i.node_type not in told]
+        assert allowed == (untold or left)
+        chosen.append(allowed[0].claim())
+        told.add(allowed[0].node_type)
+    assert len(chosen) == len(graph.nodes)  # every fact once
+    # a graph without marks: the rule is remaining_items, as before
+    data = copy.deepcopy(_solved(7, "max_value"))
+    for node in data["nodes"]:
+        node.pop("headline", None)
+        node.pop("salience", None)
+    plain = load_graph(data)
+    plain_items = menu_items(plain)
+    assert allowed_items(plain_items, []) == plain_items
+    assert [i.node_id for i in choice_items(plain_items)] == list(
+        dict.fromkeys(i.node_id for i in plain_items)
+    )

@@ -10,6 +10,7 @@ from jsonschema import Draft202012Validator
 
 from tests.helpers import TESTS, needs
 from verity import EvidenceGraph, InputError, load_graph
+from verity.llm.menu import MAX_CHOICE_ITEMS
 from verity.llm.narrators.scripted import valid_claims
 from verity.llm.prompts import (
     VARIANTS,
@@ -17,6 +18,8 @@ from verity.llm.prompts import (
     approx_tokens,
     build_prompt,
     build_repair_prompt,
+    choice_claims,
+    choice_step_prompt,
 )
 from verity.llm.schema import CLAIM_OUTPUT_FIELDS, constrained_schema, plain_schema
 
@@ -94,7 +97,7 @@ def test_constrained_is_grounded_plus_a_graph_schema(small: EvidenceGraph) -> No
     assert constrained.prompt_hash != grounded.prompt_hash
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if v != "choice"])
 def test_every_variant_asks_for_the_same_output_format(small: EvidenceGraph, variant: str) -> None:
     prompt = build_prompt(small, variant)
     assert '{"claims": [...]}' in prompt.system
@@ -357,3 +360,66 @@ def test_prompts_re_exports_the_schema_names() -> None:
     for name in ("constrained_schema", "plain_schema"):
         assert getattr(prompts, name) is getattr(schema, name)
         assert name in prompts.__all__
+
+
+def test_choice_numbers_the_menu_and_asks_for_numbers() -> None:
+    from verity.backends.card_rewards import optimize
+
+    graph = load_graph(optimize(7, "max_value"))
+    prompt = build_prompt(graph, "choice")
+    assert '{"facts": [...]}' in prompt.system and "claims" not in prompt.system
+    listing = prompt.listing
+    assert 5 <= len(listing) <= MAX_CHOICE_ITEMS and prompt.menu == listing
+    assert listing[0].headline and listing[0].node_id == "objective"  # the plan is number 1
+    # one item per node, its whole statement written with display names, by salience
+    assert len({i.node_id for i in listing}) == len(listing)
+    assert all(i.text == graph.named(graph.nodes[i.node_id].statement) for i in listing)
+    saliences = [i.salience or 0.0 for i in listing[1:]]
+    assert saliences == sorted(saliences, reverse=True)
+    data = prompt.user.split("<<<DATA\n", 1)[1].rsplit("\nDATA>>>", 1)[0]
+    assert json.loads(data) == {"facts": {str(n): i.text for n, i in enumerate(listing, 1)}}
+    assert "steady_cash" not in prompt.user and "Steady Cash" in prompt.user  # names, not ids
+    facts = prompt.json_schema["properties"]["facts"]
+    assert facts["items"]["enum"] == list(range(1, len(listing) + 1))
+    assert facts["maxItems"] == prompt.max_claims == 5 and facts["uniqueItems"] is True
+    assert choice_claims(prompt, [1, 3]) == [listing[0].claim(), listing[2].claim()]
+    assert choice_claims(prompt, [1, 1]) is None and choice_claims(prompt, [True]) is None
+
+
+def test_choice_steps_offer_the_headline_first_then_parts_not_told() -> None:
+    from verity.backends.card_rewards import optimize
+
+    graph = load_graph(optimize(7, "max_value"))
+    prompt = build_prompt(graph, "choice")
+    first = choice_step_prompt(prompt, [])
+    enum = first.json_schema["properties"]["facts"]["items"]["enum"]
+    assert enum == [1] and first.messages() == prompt.messages() and not first.menu
+    chosen = [prompt.listing[0].claim(), prompt.listing[1].claim()]
+    step = choice_step_prompt(prompt, chosen)
+    assert json.loads(step.messages()[2]["content"]) == {"facts": [1, 2]}
+    told = {prompt.listing[0].node_type, prompt.listing[1].node_type}
+    offered = step.json_schema["properties"]["facts"]["items"]["enum"]
+    assert offered == [n for n, i in enumerate(prompt.listing, 1) if i.node_type not in told]
+    assert choice_claims(step, [offered[0]]) == [prompt.listing[offered[0] - 1].claim()]
+    assert choice_claims(step, [2]) is None  # told already: not offered
+
+
+def test_choice_repair_offers_what_is_left_by_the_same_numbers() -> None:
+    from verity.backends.card_rewards import optimize
+
+    graph = load_graph(optimize(7, "max_value"))
+    base = build_prompt(graph, "choice")
+    kept = [base.listing[0].claim()]
+    repair = build_repair_prompt(
+        base,
+        {"kept_claims": kept, "failing_claims": [{"claim": base.listing[1].claim()}]},
+        previous_output='{"facts": [1, 2]}',
+        pass_index=1,
+        max_claims=1,
+    )
+    offered = repair.json_schema["properties"]["facts"]["items"]["enum"]
+    assert offered == list(range(3, len(base.listing) + 1))
+    assert repair.listing == base.listing and repair.history[1] == (
+        "assistant",
+        '{"facts": [1, 2]}',
+    )

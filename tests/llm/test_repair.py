@@ -309,7 +309,7 @@ def test_cli_demo_with_the_simulator(tmp_path: Path, capsys: pytest.CaptureFixtu
         assert (out_dir / name).is_file(), name
         assert str(out_dir / name) in text
     assert "Shipped narration" in text and "Dropped claims" in text
-    assert "variant extractive" in text  # the default variant
+    assert "variant choice" in text  # the default variant
     report = verify(out_dir / "graph.json", json.loads((out_dir / "narration.json").read_text()))
     assert report.to_dict() == json.loads((out_dir / "report.json").read_text())
     passes = [line for line in text.splitlines() if line.startswith("pass ")]

@@ -31,6 +31,7 @@ from verity.formats import BENCH_RECORD_FORMAT
 from verity.jsonio import path_text, read_bytes
 
 if TYPE_CHECKING:
+    from verity.core.graph import EvidenceGraph
     from verity.core.report import Report
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "complete_instances",
     "expected_keys",
     "load_records",
+    "opens_with_headline",
     "parse_record_lines",
     "record_line",
     "verdict_records",
@@ -131,6 +133,9 @@ class BenchRecord(_Model):
     latency_s: float = Field(default=0.0, ge=0.0)
     finish_reason: str | None = None
     instance_wall_s: float | None = None
+    #: Per profile of ``verdicts``: whether what the pass ships opens with a claim that
+    #: narrates a headline node; absent for a graph without a headline.
+    opens_with_headline: dict[str, bool] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _consistent(self) -> BenchRecord:
@@ -148,6 +153,8 @@ class BenchRecord(_Model):
             want = {self.repair_profile}
         if set(self.verdicts) != want:
             raise ValueError(f"verdicts must be given under exactly {sorted(want)}")
+        if not set(self.opens_with_headline) <= want:
+            raise ValueError("opens_with_headline names a profile without verdicts")
         return self
 
     @property
@@ -181,6 +188,8 @@ def expected_keys(instance: InstanceKey, profiles: Sequence[str], repairs: int) 
 def record_line(record: BenchRecord) -> str:
     """The record as one JSON line (keys sorted, newline at the end)."""
     data = record.model_dump(mode="json")
+    if not data["opens_with_headline"]:
+        del data["opens_with_headline"]  # records of graphs without a headline read as before
     return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
@@ -299,3 +308,13 @@ def verdict_records(report: Report | None) -> list[VerdictRecord]:
         )
         for v in report.claims
     ]
+
+
+def opens_with_headline(graph: EvidenceGraph, report: Report | None) -> bool | None:
+    """Whether what ``report`` ships opens with a claim narrating (first citing) a headline
+    node of ``graph``; None when the graph has no headline node or there is no report."""
+    heads = graph.headline_ids()
+    if not heads or report is None:
+        return None
+    first = report.shipped[0].cited_evidence_ids if report.shipped else []
+    return bool(first) and first[0] in heads

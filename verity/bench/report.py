@@ -125,6 +125,17 @@ def _cell(c: CellStats) -> dict[str, Any]:
             "s_per_verified": _round(k.s_per_verified),
             "tokens_per_verified": _round(k.tokens_per_verified),
         },
+        **(
+            {
+                "headline": {
+                    "instances": k.headline_instances,
+                    "opens": k.opens_with_headline,
+                    "share": _round(k.headline_share),
+                }
+            }
+            if k.headline_instances
+            else {}
+        ),
     }
 
 
@@ -140,6 +151,15 @@ def _comparison(c: Comparison) -> dict[str, Any]:
         "pairs": c.pairs,
         "survival": _interval(c.survival),
         "shipped": _interval(c.shipped),
+        **{
+            name: _interval(iv)
+            for name, iv in (
+                ("s_per_verified", c.seconds),
+                ("tokens_per_verified", c.tokens),
+                ("opens_with_headline", c.headline),
+            )
+            if iv is not None and iv.estimate is not None
+        },
     }
 
 
@@ -278,6 +298,39 @@ def _comparison_table(summary: Mapping[str, Any], profile: str, kind: str) -> li
     return _table(head, rows)
 
 
+def _cost_comparison_table(summary: Mapping[str, Any], profile: str) -> list[str]:
+    """Paired deltas of cost and of opening with the headline between prompt variants."""
+    head = [
+        "Narrator",
+        "Pass",
+        "Variants",
+        "Pairs",
+        "Δ s / verified claim [95% CI]",
+        "Δ tokens / verified claim [95% CI]",
+        "Δ opens with headline [95% CI]",
+    ]
+
+    def cell(c: Mapping[str, Any], key: str, points: bool) -> str:
+        return _delta(c[key], points=points) if key in c else "n/a"
+
+    rows = [
+        [
+            _label(summary, c["narrator"]),
+            c["within"],
+            f"{c['after']} − {c['before']}",
+            str(c["pairs"]),
+            cell(c, "s_per_verified", False),
+            cell(c, "tokens_per_verified", False),
+            cell(c, "opens_with_headline", True),
+        ]
+        for c in summary["comparisons"]
+        if c["kind"] == "variant"
+        and c["profile"] == profile
+        and any(k in c for k in ("s_per_verified", "tokens_per_verified", "opens_with_headline"))
+    ]
+    return _table(head, rows) if rows else []
+
+
 def _gate4_table(summary: Mapping[str, Any], profile: str) -> list[str]:
     last = f"r{summary['repairs']}"
     cols = [c for c in summary["cells"] if c["profile"] == profile and c["pass"] == last]
@@ -304,6 +357,13 @@ def _gate4_table(summary: Mapping[str, Any], profile: str) -> list[str]:
     return _table(head, rows)
 
 
+def _headline(cell: Mapping[str, Any]) -> str:
+    found = cell.get("headline")
+    if not found:
+        return "n/a"
+    return f"{_pct(found['share'])} ({found['opens']} of {found['instances']})"
+
+
 def _cost_table(summary: Mapping[str, Any], profile: str) -> list[str]:
     cells = _cells_by(summary)
     passes = ["r0", "best"]
@@ -318,6 +378,7 @@ def _cost_table(summary: Mapping[str, Any], profile: str) -> list[str]:
         "s / verified claim",
         "Tokens / verified claim",
         "s / claim ÷ constrained",
+        "Opens with headline",
     ]
     rows: list[list[str]] = []
     for narrator in (n["name"] for n in summary["narrators"]):
@@ -343,6 +404,7 @@ def _cost_table(summary: Mapping[str, Any], profile: str) -> list[str]:
                         _num(per, 2),
                         _num(cost["tokens_per_verified"], 0),
                         ratio,
+                        _headline(c),
                     ]
                 )
     return _table(head, rows)
@@ -451,10 +513,23 @@ def render_markdown(summary: Mapping[str, Any], figures: Sequence[str] = ()) -> 
             "Model seconds and tokens spent up to the pass (best-of: every pass) over the "
             "verified claims shipped; n/a when nothing shipped. Seconds are recorded "
             "latencies and depend on the machine's load; tokens do not. Repeated shipped: "
-            "verified claims whose text an earlier verified claim of the pass states.",
+            "verified claims whose text an earlier verified claim of the pass states. Opens "
+            "with headline: instances whose shipped narration opens with a claim narrating a "
+            "headline node, of those on graphs that mark one.",
             "",
         ]
         out += _cost_table(summary, profile)
+        paired_cost = _cost_comparison_table(summary, profile)
+        if paired_cost:
+            out += [
+                "",
+                "Paired change in cost and in opening with the headline between prompt "
+                "variants (the same graphs; seconds and tokens per verified claim as above, "
+                "ratio of sums in each resample; opens with headline: the shipped narration's "
+                "first claim narrates a headline node, on graphs that mark one):",
+                "",
+            ]
+            out += paired_cost
     out += [
         "",
         "## Outcomes per pass",

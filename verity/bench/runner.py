@@ -40,6 +40,7 @@ from verity.bench.records import (
     VerdictRecord,
     cluster_of,
     complete_instances,
+    opens_with_headline,
     parse_record_lines,
     record_line,
     verdict_records,
@@ -312,8 +313,10 @@ def _from_pass(
     result: PassResult,
     verdicts: dict[str, list[VerdictRecord]],
     wall: float | None = None,
+    headline: Mapping[str, bool | None] | None = None,
 ) -> BenchRecord:
     attempt = result.attempt
+    opens = {p: v for p, v in (headline or {}).items() if v is not None}
     return BenchRecord(
         **base,
         pass_index=pass_index,
@@ -332,6 +335,7 @@ def _from_pass(
         latency_s=max(0.0, attempt.latency_s),
         finish_reason=attempt.finish_reason,
         instance_wall_s=wall,
+        opens_with_headline=opens,
     )
 
 
@@ -346,6 +350,9 @@ def _carried(previous: BenchRecord, pass_index: int, profile: str) -> BenchRecor
             "parse_error": None,
             "error": None,
             "verdicts": {profile: previous.verdicts[profile]},
+            "opens_with_headline": {
+                k: v for k, v in previous.opens_with_headline.items() if k == profile
+            },
             "usage": TokenUsage(),
             "latency_s": 0.0,
             "finish_reason": None,
@@ -388,13 +395,21 @@ def instance_records(
         "seed": seed,
     }
     verdicts0 = {p: verdict_records(results[p].passes[0].report) for p in profiles}
-    records = [_from_pass(base, 0, None, results[profiles[0]].passes[0], verdicts0, wall)]
+    heads0 = {p: opens_with_headline(graph, results[p].passes[0].report) for p in profiles}
+    records = [_from_pass(base, 0, None, results[profiles[0]].passes[0], verdicts0, wall, heads0)]
     for p in profiles:
         passes = results[p].passes
         previous = records[0]
         for k in range(1, repairs + 1):
             if k < len(passes):
-                rec = _from_pass(base, k, p, passes[k], {p: verdict_records(passes[k].report)})
+                rec = _from_pass(
+                    base,
+                    k,
+                    p,
+                    passes[k],
+                    {p: verdict_records(passes[k].report)},
+                    headline={p: opens_with_headline(graph, passes[k].report)},
+                )
             else:
                 rec = _carried(previous, k, p)
             records.append(rec)

@@ -16,6 +16,9 @@ latencies, so they depend on the machine and its load; tokens do not. A *repeate
 claim is a verified claim whose text (whitespace collapsed, case folded) an earlier verified
 claim of the same pass already states.
 
+Opening with the headline: on graphs that mark a headline node, the share of instances
+whose shipped narration (in the report's reading order) opens with a claim narrating one.
+
 Paired deltas (after minus before) come with percentile intervals from a cluster bootstrap:
 clusters are resampled with replacement, and inside each resample the statistic is computed
 from summed counts (ratio of sums), never as a mean of per-instance ratios. Each comparison
@@ -90,6 +93,9 @@ class PassOutcome:
     completion_tokens: int = 0
     #: Verified claims whose text an earlier verified claim of the pass already states.
     repeated_shipped: int = 0
+    #: Whether the pass ships a narration that opens with the headline (None: the graph
+    #: has no headline node).
+    opens_with_headline: bool | None = None
 
     @property
     def claims(self) -> int:
@@ -134,6 +140,7 @@ def _outcome(record: BenchRecord, profile: str) -> PassOutcome:
         prompt_tokens=record.usage.prompt_tokens if called else 0,
         completion_tokens=record.usage.completion_tokens if called else 0,
         repeated_shipped=_repeats(record, verdicts),
+        opens_with_headline=record.opens_with_headline.get(profile),
     )
 
 
@@ -193,6 +200,16 @@ class CellCounts:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     repeated_shipped: int = 0
+    #: Instances on graphs with a headline node, and how many of them open with it.
+    headline_instances: int = 0
+    opens_with_headline: int = 0
+
+    @property
+    def headline_share(self) -> float | None:
+        """Share of instances (on graphs with a headline) that open with the headline."""
+        if not self.headline_instances:
+            return None
+        return self.opens_with_headline / self.headline_instances
 
     @property
     def s_per_verified(self) -> float | None:
@@ -267,6 +284,8 @@ def count_passes(
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         repeated_shipped=sum(o.repeated_shipped for o in outcomes),
+        headline_instances=sum(o.opens_with_headline is not None for o in outcomes),
+        opens_with_headline=sum(o.opens_with_headline is True for o in outcomes),
     )
 
 
@@ -399,29 +418,48 @@ def _shipped_delta(t: Array) -> Array:
     return _ratio(t[:, 2] - t[:, 0], t[:, 4])
 
 
+def _seconds_delta(t: Array) -> Array:
+    return _ratio(t[:, 6], t[:, 2]) - _ratio(t[:, 5], t[:, 0])
+
+
+def _tokens_delta(t: Array) -> Array:
+    return _ratio(t[:, 8], t[:, 2]) - _ratio(t[:, 7], t[:, 0])
+
+
+def _headline_delta(t: Array) -> Array:
+    return _ratio(t[:, 11], t[:, 12]) - _ratio(t[:, 9], t[:, 10])
+
+
 def paired_delta(
     units: Iterable[tuple[str, Sequence[float]]],
     *,
     resamples: int = DEFAULT_RESAMPLES,
     rng: np.random.Generator,
     level: float = DEFAULT_LEVEL,
-) -> tuple[Interval, Interval]:
-    """Paired deltas (after minus before) of survival and of shipped claims per instance.
+) -> tuple[Interval, ...]:
+    """Paired deltas (after minus before) of survival and of shipped claims per instance,
+    and, for units that carry them, of model seconds and tokens per verified claim and of
+    the share opening with the headline.
 
     Each unit is ``(cluster, (passed_before, claims_before, passed_after, claims_after,
-    1))``. Both intervals come from the same resamples.
+    1))``, optionally followed by ``(seconds_before, seconds_after, tokens_before,
+    tokens_after, opens_before, headline_before, opens_after, headline_after)``. Every
+    interval comes from the same resamples.
     """
     _, totals = cluster_totals(units)
     clusters = totals.shape[0]
+    stats: list[Statistic] = [_survival_delta, _shipped_delta]
+    if clusters and totals.shape[1] > 5:
+        stats += [_seconds_delta, _tokens_delta, _headline_delta]
     if clusters == 0:
         empty = Interval(None, None, None, level, 0, 0)
         return empty, empty
     indices = draw_indices(clusters, resamples, rng)
     out: list[Interval] = []
-    for stat in (_survival_delta, _shipped_delta):
+    for stat in stats:
         draws = bootstrap_draws(totals, stat, indices)
         out.append(interval_from_draws(_point(stat, totals), draws, level, clusters))
-    return out[0], out[1]
+    return tuple(out)
 
 
 # --- the whole analysis ------------------------------------------------------------
@@ -456,6 +494,11 @@ class Comparison:
     pairs: int
     survival: Interval
     shipped: Interval
+    #: Variant comparisons only: model seconds and tokens per verified claim (the passes
+    #: spent up to the pass), and the share opening with the headline.
+    seconds: Interval | None = None
+    tokens: Interval | None = None
+    headline: Interval | None = None
 
 
 @dataclass(frozen=True)
@@ -495,6 +538,7 @@ _VARIANT_PAIRS: tuple[tuple[str, str], ...] = (
     ("ungrounded", "grounded"),
     ("grounded", "constrained"),
     ("constrained", "extractive"),
+    ("extractive", "choice"),
 )
 
 
@@ -612,7 +656,9 @@ def _repair_comparisons(
     for k in range(1, depth):
         name = f"repair|{narrator}|{variant}|{profile}|r{k}"
         units = [(i.cluster, _unit(i.passes[profile][0], i.passes[profile][k])) for i in group]
-        surv, ship = paired_delta(units, resamples=resamples, rng=rng_for(seed, name), level=level)
+        surv, ship = paired_delta(units, resamples=resamples, rng=rng_for(seed, name), level=level)[
+            :2
+        ]
         out.append(
             Comparison(
                 "repair",
@@ -663,14 +709,11 @@ def _variant_comparisons(
             units = [
                 (
                     before[g].cluster,
-                    _unit(
-                        select_pass(before[g], profile, which),
-                        select_pass(after[g], profile, which),
-                    ),
+                    _variant_unit(before[g].passes[profile], after[g].passes[profile], which),
                 )
                 for g in graphs
             ]
-            surv, ship = paired_delta(
+            surv, ship, secs, toks, head = paired_delta(
                 units, resamples=resamples, rng=rng_for(seed, name), level=level
             )
             out.append(
@@ -685,6 +728,37 @@ def _variant_comparisons(
                     len(units),
                     surv,
                     ship,
+                    secs,
+                    toks,
+                    head,
                 )
             )
     return out
+
+
+def _spent(chain: Sequence[PassOutcome], which: Which) -> tuple[float, float]:
+    """Model seconds and tokens of the passes run to reach ``which`` (best-of: all)."""
+    passes = chain if which == "best" else chain[: which + 1]
+    return (
+        sum(p.latency_s for p in passes),
+        float(sum(p.prompt_tokens + p.completion_tokens for p in passes)),
+    )
+
+
+def _variant_unit(
+    before: Sequence[PassOutcome], after: Sequence[PassOutcome], which: Which
+) -> tuple[float, ...]:
+    b = before[best_pass(before)] if which == "best" else before[which]
+    a = after[best_pass(after)] if which == "best" else after[which]
+    (sec_b, tok_b), (sec_a, tok_a) = _spent(before, which), _spent(after, which)
+    return (
+        *_unit(b, a),
+        sec_b,
+        sec_a,
+        tok_b,
+        tok_a,
+        float(b.opens_with_headline is True),
+        float(b.opens_with_headline is not None),
+        float(a.opens_with_headline is True),
+        float(a.opens_with_headline is not None),
+    )

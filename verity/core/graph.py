@@ -435,6 +435,53 @@ class EvidenceGraph:
         """The name a person reads for an entity: its ``name``, else its id."""
         return self.entities[entity_id].display_name
 
+    def named(self, text: str) -> str:
+        """``text`` with every entity written by its id written by its display name instead.
+
+        A name is an accepted mention of its entity, so the gates read the result as they
+        read ``text``: the same entity mentions in the same places, every other character
+        unchanged (a name that starts the text is capitalized; letter case is forgiven).
+        The result is kept only when every sentence reads, token for token, as the same
+        sentence of ``text`` (:func:`verity.text.variation.sentence_key`); otherwise (text
+        whose normalized form does not index like the text itself, a name that would run
+        into the words around it and be read as another mention) ``text`` is returned as
+        it is.
+        """
+        named_ids = {e.id for e in self.model.entities if e.name is not None and e.name != e.id}
+        if not named_ids or len(normalize(text)) != len(text):
+            return text
+        found = self.matcher.mentions(text)
+        parts: list[str] = []
+        last = 0
+        for m in found:
+            if m.entity_id not in named_ids or m.raw != alias_key(m.entity_id):
+                continue
+            name = self.display_name(m.entity_id)
+            if m.start == 0:
+                name = name[:1].upper() + name[1:]
+            parts.extend((text[last : m.start], name))
+            last = m.end
+        if not parts:
+            return text
+        out = "".join([*parts, text[last:]])
+        if self._keys(out) != self._keys(text):
+            return text
+        return out
+
+    def _keys(self, text: str) -> list[tuple[str, ...]]:
+        """The v4 tokens of each sentence of ``text``, as the text check reads them."""
+        return [sentence_key(s, self.matcher) for s in split_sentences(text, self.matcher)]
+
+    def headline_ids(self) -> frozenset[str]:
+        """The ids of the nodes marked ``headline``."""
+        return frozenset(n.id for n in self.model.nodes if n.headline)
+
+    @cached_property
+    def marked(self) -> bool:
+        """True when some node is marked ``headline`` or carries a ``salience``: the graph
+        says what a reader should hear first (:func:`verity.core.verify.reading_order`)."""
+        return any(n.headline or n.salience is not None for n in self.model.nodes)
+
     def nodes_of_type(self, node_type: str) -> list[NodeModel]:
         """Evidence nodes of one type, in file order."""
         return [n for n in self.model.nodes if n.type == node_type]

@@ -3,14 +3,21 @@
 Each well-formed claim goes through every gate of the profile in order; an exception
 inside a gate rejects the claim with ``internal.error`` (fail closed). Claims that
 repeat an earlier claim's type, citations and words fail the ``duplicate`` gate. The
-report lists every verdict, ships the passing claims in order and answers with their
-texts joined, or with :data:`verity.REFUSAL` when none passes.
+report lists every verdict, ships the passing claims in reading order
+(:func:`reading_order`) and answers with their texts joined, or with
+:data:`verity.REFUSAL` when none passes.
+
+Reading order is the one rule for the order of what ships: when the graph marks a node
+``headline`` or gives nodes a ``salience``, the claims that narrate a headline node come
+first, then the rest by the salience of the node they narrate (highest first, absent
+counts as 0), then in the narration's order; a claim narrates its first cited id. A graph
+without either mark ships the passing claims in the narration's order.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +33,7 @@ from verity.jsonio import loads
 from verity.text.normalize import normalize
 from verity.text.segment import join_sentences
 
-__all__ = ["DUPLICATE_REPEATED", "verify", "verify_json", "verify_parsed"]
+__all__ = ["DUPLICATE_REPEATED", "reading_order", "verify", "verify_json", "verify_parsed"]
 
 _WORD = re.compile(r"\w+")
 #: The code of the ``duplicate`` gate (declared in :data:`verity.core.gates.GATES`).
@@ -134,6 +141,22 @@ def _summary(verdicts: list[ClaimVerdict], gates: tuple[Gate, ...]) -> Summary:
     )
 
 
+def reading_order(graph: EvidenceGraph, claims: Sequence[Claim]) -> list[Claim]:
+    """``claims`` in the order a person reads them: headline claims first, then by the
+    salience of the narrated node (highest first), then as given; unchanged when the
+    graph marks neither headline nor salience. A stable sort: ties keep their order."""
+    if not graph.marked:
+        return list(claims)
+
+    def key(claim: Claim) -> tuple[int, float]:
+        node = graph.nodes.get(claim.cited_evidence_ids[0]) if claim.cited_evidence_ids else None
+        if node is None:
+            return (1, 0.0)
+        return (0 if node.headline else 1, -(node.salience or 0.0))
+
+    return sorted(claims, key=key)
+
+
 def _report(
     graph: EvidenceGraph, parsed: ParsedNarration, profile: str | Profile, on_fail: str | None
 ) -> Report:
@@ -145,9 +168,10 @@ def _report(
         )
     seen: _Seen = {}
     verdicts = [_verdict(p, graph, gates, seen) for p in parsed.claims]
-    shipped = [
-        p.claim for p, v in zip(parsed.claims, verdicts, strict=True) if v.passed and p.claim
-    ]
+    shipped = reading_order(
+        graph,
+        [p.claim for p, v in zip(parsed.claims, verdicts, strict=True) if v.passed and p.claim],
+    )
     report = Report(
         format=REPORT_FORMAT,
         graph_id=graph.graph_id,
@@ -173,11 +197,11 @@ def verify(
     """Check every claim of ``narration`` against ``graph`` under ``profile``.
 
     Failing claims are dropped, not fatal: the report lists every verdict with its
-    errors, ships the passing claims in order and answers with their texts, or with
-    :data:`verity.REFUSAL` when none passes. Raises :class:`verity.errors.InputError`
-    only for input that cannot be used at all (a graph that fails to load, a
-    narration that is not an object with a claims array, an unknown profile, a
-    narration for another graph).
+    errors, ships the passing claims in reading order (:func:`reading_order`) and
+    answers with their texts, or with :data:`verity.REFUSAL` when none passes. Raises
+    :class:`verity.errors.InputError` only for input that cannot be used at all (a graph
+    that fails to load, a narration that is not an object with a claims array, an
+    unknown profile, a narration for another graph).
 
     ``profile`` is ``"strict"``, ``"paper"`` or a :class:`verity.Profile` made with
     :func:`verity.extend`. ``on_fail`` overrides the profile's policy: ``"filter"``

@@ -9,7 +9,9 @@ narrated node:
   file order. A rule that narrates any type (no ``narrates``, no requirement) is offered
   only the nodes whose type no other usable rule narrates, so a winner is a COMPARISON,
   never a THRESHOLD; the gates would accept either, the menu keeps the specific label;
-- ``text`` is the node's statement verbatim; ``cited_evidence_ids`` is the node, then one
+- ``text`` is the node's statement with entities written by their display names
+  (:meth:`verity.core.graph.EvidenceGraph.named`: a name is an accepted mention, so the
+  gates read the same sentence); ``cited_evidence_ids`` is the node, then one
   companion per further requirement that the node's own type does not meet (a node linked
   to it by an edge when there is one, else the first listed node of a required type);
 - ``entities`` are the entity ids the statement mentions (by id or alias), ``numbers`` the
@@ -29,6 +31,16 @@ One fact, one claim: :func:`remaining_items` drops every item that narrates a no
 chosen claim already narrates (its first cited id), so a decoder that removes used items
 after each claim never states a fact twice, not even under another claim type or in a
 shorter form.
+
+What a decoder may take next is :func:`allowed_items`, the one selection rule of every
+menu decoder. On a graph that marks a headline or salience (see
+:attr:`verity.core.graph.EvidenceGraph.marked`) the first claim is a headline item when
+the menu has one, and each later claim narrates a node of a type no claim narrates yet,
+as long as the menu offers one (so five claims cover the plan, its biggest earners, a
+cap or a threshold before any part twice); on any other graph it is
+:func:`remaining_items`. :func:`choice_items` is the short list the ``choice`` variant
+numbers for the model: one item per node (its full statement, under the first rule
+that narrates it), headline first, then by salience, at most :data:`MAX_CHOICE_ITEMS`.
 """
 
 from __future__ import annotations
@@ -45,13 +57,19 @@ from verity.text.numbers import find_numbers
 from verity.text.segment import split_sentences
 
 __all__ = [
+    "MAX_CHOICE_ITEMS",
     "MenuItem",
+    "allowed_items",
+    "choice_items",
     "effective_requirements",
     "menu_facts",
     "menu_items",
     "menu_schema",
     "remaining_items",
 ]
+
+#: The most items the ``choice`` variant lists on a graph that marks salience.
+MAX_CHOICE_ITEMS = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +82,10 @@ class MenuItem:
     text: str
     entities: tuple[str, ...]
     numbers: tuple[str, ...]
+    #: The narrated node's type, ``headline`` mark and ``salience`` (not part of the claim).
+    node_type: str = ""
+    headline: bool = False
+    salience: float | None = None
 
     def claim(self) -> dict[str, Any]:
         """The item as a claim in output field order (no ``id``: narrators number claims)."""
@@ -158,14 +180,16 @@ def _items_for(
     if companions is None or not _offerable(node.statement):
         return []
     cited = (node.id, *companions)
+    marks = (node.type, node.headline, node.salience)
     items = [
         MenuItem(
             rule.claim_type,
             node.id,
             cited,
-            node.statement,
+            graph.named(node.statement),
             _mentioned(graph, node.statement),
             tuple(node.numbers),
+            *marks,
         )
     ]
     if substatements:
@@ -174,9 +198,10 @@ def _items_for(
                 rule.claim_type,
                 node.id,
                 cited,
-                text,
+                graph.named(text),
                 _mentioned(graph, text),
                 _stated_numbers(graph, node, text),
+                *marks,
             )
             for text in _sub_statements(graph, node)
             if _offerable(text)
@@ -246,6 +271,42 @@ def remaining_items(items: Sequence[MenuItem], chosen: Iterable[Any]) -> list[Me
         if item.node_id not in used_nodes
         and " ".join(normalize(item.text).split()) not in used_texts
     ]
+
+
+def _marked(items: Sequence[MenuItem]) -> bool:
+    return any(item.headline or item.salience is not None for item in items)
+
+
+def allowed_items(items: Sequence[MenuItem], chosen: Sequence[Any]) -> list[MenuItem]:
+    """The items a decoder may take after the claims ``chosen``: what is left
+    (:func:`remaining_items`), and on a marked menu a headline item first and then a node
+    type not narrated yet, each while the menu offers one."""
+    left = remaining_items(items, chosen)
+    if not _marked(items):
+        return left
+    if not chosen:
+        return [item for item in left if item.headline] or left
+    type_of = {item.node_id: item.node_type for item in items}
+    told = {type_of.get(node) for node in map(_narrated_node, chosen) if node is not None}
+    return [item for item in left if item.node_type not in told] or left
+
+
+def choice_items(items: Sequence[MenuItem]) -> list[MenuItem]:
+    """The list the ``choice`` variant numbers: each node's first item (its whole
+    statement, under the first rule that narrates it), headline items first, then by
+    salience (highest first), then menu order; at most :data:`MAX_CHOICE_ITEMS` on a
+    marked menu, every node in menu order otherwise."""
+    first: dict[str, MenuItem] = {}
+    for item in items:
+        if item.node_id not in first:
+            first[item.node_id] = item
+    if not _marked(items):
+        return list(first.values())
+
+    def key(item: MenuItem) -> tuple[int, float]:
+        return (0 if item.headline else 1, -(item.salience or 0.0))
+
+    return sorted(first.values(), key=key)[:MAX_CHOICE_ITEMS]
 
 
 def menu_schema(items: Sequence[MenuItem], max_claims: int) -> dict[str, Any]:

@@ -102,10 +102,10 @@ def test_graph_loads_and_follows_the_statement_rules(name: str) -> None:
 def _check_entities(graph: EvidenceGraph) -> None:
     for entity in graph.model.entities:
         assert re.fullmatch(r"[a-z][a-z_]*[a-z]", entity.id)
-        assert entity.aliases
-        for alias in entity.aliases:
+        assert entity.name, entity.id  # every entity has a display name
+        for alias in (entity.name, *entity.aliases):
             assert normalize(alias) not in POLARITY_MARKERS, alias
-            assert normalize(alias) not in graph.entities, alias
+            assert normalize(alias) == entity.id or normalize(alias) not in graph.entities, alias
 
 
 def _check_statement(graph: EvidenceGraph, node: dict[str, Any]) -> None:

@@ -143,7 +143,9 @@ def test_openai_decodes_the_menu_claim_by_claim(prompt: Prompt, graph: EvidenceG
     attempt = _openai(fake).narrate(prompt)
     assert len(fake.bodies) == 5
     sizes = [len(_offered(b)) for b in fake.bodies]
-    assert sizes == sorted(sizes, reverse=True) and sizes[0] == len(prompt.menu)
+    # the headline items first (a marked graph), then fewer items at every step
+    assert sizes[0] == sum(i.headline for i in prompt.menu) > 0
+    assert sizes[1:] == sorted(sizes[1:], reverse=True) and sizes[1] < len(prompt.menu)
     for body in fake.bodies:
         assert body["response_format"]["type"] == "json_object"
         assert body["messages"][:2] == prompt.messages()  # the shared prefix
@@ -262,16 +264,81 @@ def test_repair_ends_when_the_menu_is_used_up() -> None:
 # --- the demo ---------------------------------------------------------------------------
 
 
-def test_demo_defaults_to_extractive_and_prints_prose(tmp_path: Path) -> None:
+def test_demo_defaults_to_choice_and_prints_the_headline_then_prose(tmp_path: Path) -> None:
     demo = run_demo(tmp_path / "demo", narrator=ScriptedNarrator("sloppy"))
     text = render_demo(demo)
-    assert demo.variant == "extractive" and len(demo.result.final.shipped) == 5
-    prose = " ".join(c.text for c in demo.result.final.shipped)
+    shipped = demo.result.final.shipped
+    assert demo.variant == "choice" and len(shipped) == 5
     lines = text.splitlines()
     start = lines.index("Shipped narration (5 verified claims):") + 1
-    assert " ".join(line.strip() for line in lines[start : start + 8]).startswith(prose)
-    assert "Dropped claims: none." in text
+    # the plan and its net value, in names, on a line of its own
+    assert lines[start] == "" and lines[start + 1] == shipped[0].text
+    assert shipped[0].cited_evidence_ids == ["objective"]
+    assert shipped[0].text.startswith("The best plan nets $") and "Steady Cash" in shipped[0].text
+    assert lines[start + 2] == ""
+    prose = " ".join(c.text for c in shipped[1:])
+    end = lines.index("Dropped claims: none.")
+    assert " ".join(line.strip() for line in lines[start + 3 : end]).strip() == prose
     assert "paper profile" not in text  # printed only when paper would ship something else
+    assert lines.index("files:") > end  # then where the files went
+    assert "_" not in " ".join(c.text for c in shipped)  # names, not ids, in what is read
+
+
+def test_scripted_choice_answers_with_numbers_the_headline_first(graph: EvidenceGraph) -> None:
+    prompt = build_prompt(graph, "choice")
+    a = ScriptedNarrator("sloppy", seed=1).narrate(prompt)
+    labels = json.loads(a.raw_text)["facts"]
+    assert labels[0] == 1 and len(labels) == 5 == len(set(labels))
+    claims = [{k: v for k, v in c.items() if k != "id"} for c in a.claims]
+    assert claims == [prompt.listing[n - 1].claim() for n in labels]
+    assert verify(graph, a.narration or {}, "strict").summary.all_claims_verified
+    assert a.raw_text == ScriptedNarrator("sloppy", seed=1).narrate(prompt).raw_text
+
+
+def test_recorded_choice_narration_replays(tmp_path: Path, graph: EvidenceGraph) -> None:
+    record = tmp_path / "attempts.jsonl"
+    live = narrate_and_verify(graph, RecordingNarrator(ScriptedNarrator("clean"), record), "choice")
+    replayed = narrate_and_verify(graph, ReplayNarrator(record), "choice")
+    assert replayed.final.to_dict() == live.final.to_dict()
+    assert len(replayed.final.shipped) == 5
+
+
+class FakeChoiceCompletions(FakeMenuCompletions):
+    """A fake endpoint for choice prompts: answers the ``pick``-th number it is offered."""
+
+    def _answer(self, body: dict[str, Any]) -> Any:
+        self.bodies.append(body)
+        fmt = body["response_format"]
+        schema = fmt["schema"] if "schema" in fmt else fmt["json_schema"]["schema"]
+        offered = schema["properties"]["facts"]["items"]["enum"]
+        number = offered[min(self.pick, len(offered) - 1)]
+        message = SimpleNamespace(content=json.dumps({"facts": [number]}), refusal=None)
+        return SimpleNamespace(
+            choices=[SimpleNamespace(message=message, finish_reason="stop")],
+            usage=SimpleNamespace(prompt_tokens=100, completion_tokens=4),
+            model="fake-model",
+        )
+
+
+def test_openai_decodes_choice_one_number_per_request(graph: EvidenceGraph) -> None:
+    prompt = build_prompt(graph, "choice")
+    fake = FakeChoiceCompletions(pick=1)
+    attempt = _openai(fake).narrate(prompt)
+    assert len(fake.bodies) == 5
+    offered = [
+        b["response_format"]["schema"]["properties"]["facts"]["items"]["enum"] for b in fake.bodies
+    ]
+    assert offered[0] == [1]  # the headline first
+    labels = json.loads(attempt.raw_text)["facts"]
+    assert labels[0] == 1 and len(set(labels)) == 5
+    assert all(n in o for n, o in zip(labels, offered, strict=True))
+    # the history holds the numbers chosen so far
+    assert json.loads(fake.bodies[2]["messages"][2]["content"]) == {"facts": labels[:2]}
+    assert attempt.usage == Usage(500, 20) and attempt.variant == "choice"
+    report = verify(graph, attempt.narration or {}, "strict")
+    assert report.summary.all_claims_verified and report.shipped[0].cited_evidence_ids == [
+        "objective"
+    ]
 
 
 def test_demo_names_what_paper_would_add(tmp_path: Path) -> None:

@@ -67,3 +67,35 @@ def test_local_extractive_ships_distinct_menu_facts_deterministically(narrator) 
     assert first.usage.prompt_tokens > 500 and first.usage.completion_tokens > 0
     report = verify(graph, first.narration or {}, "strict")
     assert report.summary.all_claims_verified  # verified again, not trusted
+
+
+def test_local_choice_picks_by_number_reuses_its_context_and_reproduces(narrator) -> None:  # type: ignore[no-untyped-def]
+    """Decoding by choice: the headline first, five distinct facts from the list, every
+    claim verified; the same prompt gives the same claims whether the context held other
+    prompts before (pieces reused) or was forgotten (every piece evaluated afresh)."""
+    from verity.backends.card_rewards import optimize
+    from verity.llm.narrators import local
+
+    graph = load_graph(optimize(7, "max_value"))
+    prompt = build_prompt(graph, "choice")
+    other = build_prompt(load_graph(optimize(3, "no_fee")), "choice")
+    llm = narrator._llm()
+    local._forget(llm)
+    fresh = narrator.narrate(prompt)
+    assert fresh.api_error is None and fresh.parse_error is None, fresh
+    labels = json.loads(fresh.raw_text)["facts"]
+    assert labels[0] == 1 and len(labels) == 5 == len(set(labels))  # the plan first
+    claims = [{k: v for k, v in c.items() if k != "id"} for c in fresh.claims]
+    assert claims == [prompt.listing[n - 1].claim() for n in labels]
+    assert len({prompt.listing[n - 1].node_type for n in labels[:4]}) == 4  # parts not told yet
+    report = verify(graph, fresh.narration or {}, "strict")
+    assert report.summary.all_claims_verified
+    assert report.shipped[0].cited_evidence_ids == ["objective"]
+    assert fresh.usage.completion_tokens < 20 < fresh.usage.prompt_tokens
+    narrator.narrate(other)  # the context now holds another graph's prompt
+    again = narrator.narrate(prompt)  # the shared pieces reused, the DATA evaluated again
+    repeat = narrator.narrate(prompt)  # every piece reused: only the choices are decoded
+    assert again.raw_text == repeat.raw_text == fresh.raw_text
+    assert repeat.latency_s < fresh.latency_s
+    local._forget(llm)
+    assert narrator.narrate(prompt).raw_text == fresh.raw_text

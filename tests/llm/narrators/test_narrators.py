@@ -27,6 +27,7 @@ from verity.llm.narrators import (
     narrator_from_spec,
     parse_output,
 )
+from verity.llm.narrators.base import parse_choice
 from verity.llm.narrators.scripted import MIXES, valid_claims
 from verity.llm.prompts import Prompt, build_prompt
 
@@ -68,7 +69,30 @@ def test_parse_output(case: dict[str, Any]) -> None:
 
 
 def test_every_parse_error_code_has_a_case() -> None:
-    assert {c["error"] for c in PARSE_CASES if c["error"]} == set(PARSE_ERROR_CODES)
+    # output.unknown_choice needs a choice prompt: test_parse_choice_reads_numbers covers it
+    cased = {c["error"] for c in PARSE_CASES if c["error"]} | {"output.unknown_choice"}
+    assert cased == set(PARSE_ERROR_CODES)
+
+
+def test_parse_choice_reads_numbers(small: EvidenceGraph) -> None:
+    prompt = build_prompt(small, "choice")
+    listing = prompt.listing
+    assert listing and prompt.menu == listing
+    narration, error = parse_choice('{"facts": [2, 1]}', "stop", prompt)
+    assert error is None and narration is not None
+    claims = narration["claims"]
+    assert [c["id"] for c in claims] == ["c1", "c2"]
+    assert [{k: v for k, v in c.items() if k != "id"} for c in claims] == [
+        listing[1].claim(),
+        listing[0].claim(),
+    ]
+    for raw in ('{"facts": [1, 1]}', '{"facts": [0]}', '{"facts": [99]}', '{"facts": ["1"]}'):
+        narration, error = parse_choice(raw, "stop", prompt)
+        assert narration is None and error is not None and error.code == "output.unknown_choice"
+    _, error = parse_choice('{"claims": [1]}', "stop", prompt)
+    assert error is not None and error.code == "output.wrong_shape"
+    _, error = parse_choice('{"facts": []}', "stop", prompt)
+    assert error is not None and error.code == "output.empty_claims"
 
 
 def test_parser_numbers_claims_and_replaces_model_ids() -> None:

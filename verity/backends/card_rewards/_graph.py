@@ -33,7 +33,19 @@ with small gaps, and two money amounts in one statement are separated by at leas
 four words, so that no claim can put one amount in the other's place by skipping
 words (the predicate skips at most four tokens at a time).
 
-Entities are the cards the graph names (catalog order) and the six categories.
+Entities are the cards the graph names (catalog order) and the six categories, each with
+its display name (a card's catalog name, a category's :data:`CATEGORY_NAMES`), which is
+also an accepted mention; statements name entities by id, and what a person reads names
+them by display name (:meth:`verity.core.graph.EvidenceGraph.named`).
+
+What a person hears first is marked on the nodes (:data:`SALIENCE`): the objective is the
+``headline`` (the plan, its net value and its fees) with salience 1; every other node has
+a ``salience`` that starts at its part's weight and falls by :data:`SALIENCE_DECAY` per
+rank within the part, so the best of each part comes before the second of any: fee
+break-evens by fee, allocation segments by value, cap hits by overflow, thresholds by how
+little spend they need to change, winners by category spend, spend assumptions by spend,
+then the basis, catalog and point-value assumptions.
+
 Everything is built in a fixed order, so equal inputs give byte-identical JSON.
 """
 
@@ -70,8 +82,18 @@ from verity.backends.card_rewards._model import Solution, card_limit, eligible_c
 from verity.backends.card_rewards._templates import add_templates
 from verity.core.builder import GraphBuilder
 from verity.jsonio import dumps
+from verity.text.aliases import alias_key
 
-__all__ = ["CATEGORY_ALIASES", "DOMAIN", "MAX_THRESHOLD_SPEND", "build_graph", "graph_json"]
+__all__ = [
+    "CATEGORY_ALIASES",
+    "CATEGORY_NAMES",
+    "DOMAIN",
+    "MAX_THRESHOLD_SPEND",
+    "SALIENCE",
+    "SALIENCE_DECAY",
+    "build_graph",
+    "graph_json",
+]
 
 DOMAIN = "card_rewards"
 #: Thresholds beyond this annual spend in one category are not reported.
@@ -85,6 +107,30 @@ CATEGORY_ALIASES: Mapping[str, tuple[str, ...]] = {
     "online": ("online shopping", "e-commerce"),
     "other_spend": ("other spending", "everything else"),
 }
+#: The name a person reads for each category (one of its aliases, or the id itself).
+CATEGORY_NAMES: Mapping[str, str] = {
+    "dining": "dining",
+    "groceries": "groceries",
+    "travel": "travel",
+    "gas": "gas",
+    "online": "online shopping",
+    "other_spend": "everything else",
+}
+#: The salience of the first node of each part of the result (the objective is the headline).
+SALIENCE: Mapping[str, float] = {
+    "OBJECTIVE": 1.0,
+    "FEE_BREAK_EVEN": 0.9,
+    "ALLOCATION_SEGMENT": 0.85,
+    "CAP_HIT": 0.7,
+    "THRESHOLD": 0.65,
+    "WINNER_BY_CATEGORY": 0.3,
+    "ASSUMPTION:spend": 0.1,
+    "ASSUMPTION:basis": 0.05,
+    "ASSUMPTION:catalog": 0.05,
+    "ASSUMPTION:point_value": 0.02,
+}
+#: Each further node of one part has this share of the salience of the one before it.
+SALIENCE_DECAY = Decimal("0.8")
 
 _PLAN_PHRASE = {
     "max_value": "The best plan",
@@ -655,13 +701,61 @@ def _rules() -> list[Any]:
     return rules
 
 
+def _other_forms(name: str, forms: Sequence[str]) -> list[str]:
+    """``forms`` without the display name itself (a name is already a mention)."""
+    return [f for f in forms if alias_key(f) != alias_key(name)]
+
+
 def _add_entities(builder: GraphBuilder, card_ids: Sequence[str], catalog: Catalog) -> None:
-    """The cards the graph names (catalog order), then the six categories."""
+    """The cards the graph names (catalog order), then the six categories, each with its
+    display name."""
     for card in catalog.cards:
         if card.id in card_ids:
-            builder.entity(card.id, "card", aliases=card.aliases)
+            builder.entity(
+                card.id, "card", name=card.name, aliases=_other_forms(card.name, card.aliases)
+            )
     for category in CATEGORIES:
-        builder.entity(category, "category", aliases=CATEGORY_ALIASES[category])
+        name = CATEGORY_NAMES[category]
+        builder.entity(
+            category,
+            "category",
+            name=name,
+            aliases=_other_forms(name, CATEGORY_ALIASES[category]),
+        )
+
+
+def _part(node: Node) -> str:
+    """The part of the result a node belongs to, as :data:`SALIENCE` names it."""
+    return f"{node.type}:{node.data['kind']}" if node.type == "ASSUMPTION" else node.type
+
+
+def _rank_key(node: Node) -> Decimal:
+    """Within a part, the lower the key the earlier the node (ties keep file order)."""
+    data = node.data
+    if node.type == "FEE_BREAK_EVEN":
+        return -Decimal(str(data["annual_fee"]))
+    if node.type == "ALLOCATION_SEGMENT":
+        return -Decimal(str(data["value"]))
+    if node.type == "CAP_HIT":
+        return -Decimal(str(data["overflow"]))
+    if node.type == "THRESHOLD":
+        return abs(Decimal(str(data["threshold_spend"])) - Decimal(str(data["current_spend"])))
+    if node.type in ("WINNER_BY_CATEGORY", "ASSUMPTION") and "spend" in data:
+        return -Decimal(str(data["spend"]))
+    return Decimal(0)
+
+
+def _salience(nodes: Sequence[Node]) -> dict[str, float]:
+    """Node id -> salience: its part's weight times :data:`SALIENCE_DECAY` per rank."""
+    parts: dict[str, list[Node]] = {}
+    for node in nodes:
+        parts.setdefault(_part(node), []).append(node)
+    out: dict[str, float] = {}
+    for part, members in parts.items():
+        weight = Decimal(str(SALIENCE[part]))
+        for rank, node in enumerate(sorted(members, key=_rank_key)):
+            out[node.id] = float(round(weight * SALIENCE_DECAY**rank, 4))
+    return out
 
 
 def _gathered(found: Iterable[tuple[list[Node], list[Edge]]]) -> tuple[list[Node], list[Edge]]:
@@ -764,6 +858,7 @@ def build_graph(catalog: Catalog, solution: Solution) -> dict[str, Any]:
     ]
     builder = GraphBuilder(f"{DOMAIN}-{solution.profile.id}-{solution.goal}", DOMAIN)
     _add_entities(builder, card_ids, catalog)
+    salience = _salience(nodes)
     for node in nodes:
         builder.node(
             node.id,
@@ -776,6 +871,8 @@ def build_graph(catalog: Catalog, solution: Solution) -> dict[str, Any]:
             data=node.data,
             required=node.required,
             optional=node.optional,
+            headline=node.type == "OBJECTIVE",
+            salience=salience[node.id],
         )
     for source, target, relation in edges:
         builder.edge(source, target, relation)

@@ -530,6 +530,8 @@ class SqlGraph:
             data=row.data,
             required=required,
             optional=optional,
+            headline=query.headline,
+            salience=query.salience,
         )
 
     def _add_entities(self, builder: GraphBuilder) -> dict[str, str]:

@@ -340,6 +340,10 @@ class QuerySpec(_Model):
     #: rows it ties with (by their first entity column).
     tie_template: Template = ", tied with {tied}"
     description: str = ""
+    #: The rows of this query state the headline of the result (what a reader hears first).
+    headline: bool = False
+    #: How much the rows matter to a reader (higher first; absent counts as 0).
+    salience: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
 
     @field_validator("sql")
     @classmethod

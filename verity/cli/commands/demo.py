@@ -12,6 +12,7 @@ without the ``verity-evidence[local]`` extra).
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from verity.cli.commands._options import (
     add_openai_options,
@@ -25,7 +26,8 @@ from verity.cli.commands.narrate import (
     narrator_failure,
     scripted_mixes,
 )
-from verity.cli.render import render_demo
+from verity.cli.render import render_demo, render_demo_html
+from verity.files import write_file
 from verity.llm.prompts import VARIANTS
 from verity.pipeline import DEMO_GOAL, DEMO_PROFILE, DEMO_VARIANT, run_demo
 
@@ -61,6 +63,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEMO_VARIANT,
         help=f"prompt variant (default: {DEMO_VARIANT})",
     )
+    parser.add_argument(
+        "--html",
+        metavar="FILE",
+        type=Path,
+        help="also write a one-page HTML report: each shipped sentence with its cited "
+        "evidence, the dropped claims with their reason",
+    )
     add_repairs(parser)
     add_openai_options(parser.add_argument_group("openai:MODEL narrators"))
 
@@ -76,7 +85,9 @@ def run(args: argparse.Namespace) -> int:
         repairs=args.repairs,
         variant=args.variant,
     )
-    print(render_demo(demo))
+    if args.html is not None:
+        write_file(args.html, render_demo_html(demo))
+    print(render_demo(demo, html_file=args.html))
     failed = narrator_failure(narrator, demo.result.passes[0].attempt)
     if failed is not None:
         return failed

@@ -15,12 +15,19 @@ strings (llama.cpp's JSON grammar lets a model write them). Every claim object g
 ``c1``, ``c2``... by position; an ``id`` the model wrote is replaced, since ids belong to
 the narrator.
 
-Menu decoding (the extractive variant, a prompt with a ``menu``): :func:`narrate_menu`
-asks for one claim per call, each time from what is left of the menu
-(:func:`verity.llm.prompts.menu_step_prompt`), and returns one attempt for the whole
-narration: the chosen claims as ``{"claims": [...]}``, usage, latency and retries summed
-over the calls. A step that fails ends the decode; the claims chosen before it stand
-(with the step's ``api_error`` recorded when it failed in transport).
+Menu decoding (the extractive and choice variants, a prompt with a ``menu``):
+:func:`narrate_menu` asks for one claim per call, each time from what the menu still
+allows (:func:`verity.llm.prompts.menu_step_prompt`,
+:func:`verity.llm.prompts.choice_step_prompt`), and returns one attempt for the whole
+narration: the chosen claims as ``{"claims": [...]}`` (choice: the chosen numbers as
+``{"facts": [...]}``), usage, latency and retries summed over the calls. A step that
+fails ends the decode; the claims chosen before it stand (with the step's ``api_error``
+recorded when it failed in transport).
+
+A choice prompt's output (``{"facts": [...]}``, numbers of its listing) is read by
+:func:`parse_choice`: each number becomes the claim of its item
+(:func:`verity.llm.prompts.choice_claims`); a number the prompt does not offer makes the
+output unusable (``output.unknown_choice``).
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from verity.formats import NARRATION_FORMAT, REFUSAL
 from verity.llm.claim_ids import renumber
-from verity.llm.prompts import Prompt, menu_step_prompt
+from verity.llm.prompts import Prompt, choice_claims, choice_step_prompt, menu_step_prompt
 
 __all__ = [
     "API_ERROR_CODES",
@@ -47,6 +54,7 @@ __all__ = [
     "menu_attempt",
     "narrate_menu",
     "output_attempt",
+    "parse_choice",
     "parse_output",
 ]
 
@@ -57,6 +65,7 @@ PARSE_ERROR_CODES: dict[str, str] = {
     "output.wrong_shape": "the JSON is not an object with a claims array",
     "output.empty_claims": "the claims array is empty",
     "output.refusal": "the model refused instead of answering",
+    "output.unknown_choice": "a chosen number is not one the prompt offers",
 }
 API_ERROR_CODES: dict[str, str] = {
     "api.rate_limited": "HTTP 429 after every retry",
@@ -220,10 +229,10 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def parse_output(
-    raw_text: str, finish_reason: str | None, graph_id: str
-) -> tuple[dict[str, Any] | None, AttemptError | None]:
-    """Read model output into a narration dict, or say why it cannot be read."""
+def _read_list(
+    raw_text: str, finish_reason: str | None, key: str
+) -> tuple[list[Any] | None, AttemptError | None]:
+    """The array under ``key`` of model output (or a top-level array), or why there is none."""
     text = raw_text.strip()
     if finish_reason == "length":
         return None, AttemptError(
@@ -243,25 +252,48 @@ def parse_output(
         return None, AttemptError("output.not_json", f"the output is not JSON: {str(exc)[:120]}")
     if isinstance(data, str) and _looks_like_refusal(data):
         return None, AttemptError("output.refusal", f"the model refused: {data[:120]!r}")
-    if isinstance(data, dict) and isinstance(data.get("refusal"), str) and "claims" not in data:
+    if isinstance(data, dict) and isinstance(data.get("refusal"), str) and key not in data:
         return None, AttemptError("output.refusal", f"the model refused: {data['refusal'][:120]!r}")
-    claims = (
-        data if isinstance(data, list) else data.get("claims") if isinstance(data, dict) else None
-    )
-    if not isinstance(claims, list):
+    found = data if isinstance(data, list) else data.get(key) if isinstance(data, dict) else None
+    if not isinstance(found, list):
         shape = (
-            "an object without a claims array" if isinstance(data, dict) else type(data).__name__
+            f"an object without a {key} array" if isinstance(data, dict) else type(data).__name__
         )
+        return None, AttemptError("output.wrong_shape", f'expected {{"{key}": [...]}}, got {shape}')
+    if not found:
+        return None, AttemptError("output.empty_claims", f"the {key} array is empty")
+    return found, None
+
+
+def _narration_of(claims: list[Any], graph_id: str) -> dict[str, Any]:
+    return {"format": NARRATION_FORMAT, "graph_id": graph_id, "claims": renumber(claims)}
+
+
+def parse_output(
+    raw_text: str, finish_reason: str | None, graph_id: str
+) -> tuple[dict[str, Any] | None, AttemptError | None]:
+    """Read model output into a narration dict, or say why it cannot be read."""
+    claims, error = _read_list(raw_text, finish_reason, "claims")
+    if claims is None:
+        return None, error
+    return _narration_of(claims, graph_id), None
+
+
+def parse_choice(
+    raw_text: str, finish_reason: str | None, prompt: Prompt
+) -> tuple[dict[str, Any] | None, AttemptError | None]:
+    """Read a choice prompt's output, ``{"facts": [...]}``, into the narration of the
+    chosen items, or say why it cannot be read."""
+    labels, error = _read_list(raw_text, finish_reason, "facts")
+    if labels is None:
+        return None, error
+    claims = choice_claims(prompt, labels)
+    if claims is None:
         return None, AttemptError(
-            "output.wrong_shape", f'expected {{"claims": [...]}}, got {shape}'
+            "output.unknown_choice",
+            f"the chosen numbers {json.dumps(labels)[:80]} are not all offered, once each",
         )
-    if not claims:
-        return None, AttemptError("output.empty_claims", "the claims array is empty")
-    return {
-        "format": NARRATION_FORMAT,
-        "graph_id": graph_id,
-        "claims": renumber(claims),
-    }, None
+    return _narration_of(list(claims), prompt.graph_id), None
 
 
 def _attempt_for(prompt: Prompt, *, narrator: str, model: str, **fields: Any) -> Attempt:
@@ -295,6 +327,8 @@ def output_attempt(
     error: AttemptError | None
     if refusal:
         error = AttemptError("output.refusal", f"the model refused: {refusal[:120]!r}")
+    elif prompt.listing:
+        narration, error = parse_choice(raw_text, finish_reason, prompt)
     else:
         narration, error = parse_output(raw_text, finish_reason, prompt.graph_id)
     return _attempt_for(
@@ -352,7 +386,11 @@ def menu_attempt(prompt: Prompt, chosen: list[Any], steps: list[Attempt]) -> Att
         return api_error_attempt(
             prompt, narrator="menu", model="menu", code="api.error", message="no step ran"
         )
-    if chosen:
+    narration: dict[str, Any] | None
+    if chosen and prompt.listing:
+        raw = json.dumps({"facts": _chosen_labels(prompt, chosen)})
+        narration, error = _narration_of(list(chosen), prompt.graph_id), None
+    elif chosen:
         raw = json.dumps({"claims": chosen}, ensure_ascii=False)
         narration, error = parse_output(raw, "stop", prompt.graph_id)
     else:
@@ -384,11 +422,22 @@ def _step_claim(attempt: Attempt) -> Any | None:
     return {k: v for k, v in first.items() if k != "id"} if isinstance(first, dict) else first
 
 
+def _chosen_labels(prompt: Prompt, chosen: list[Any]) -> list[int]:
+    """The listing numbers of the chosen claims (each was filled in from its item)."""
+    number = {json.dumps(item.claim()): i for i, item in enumerate(prompt.listing, start=1)}
+    return [number[json.dumps(c)] for c in chosen if json.dumps(c) in number]
+
+
 def _next_step(prompt: Prompt, chosen: list[Any]) -> Prompt | None:
     if len(chosen) >= prompt.max_claims:
         return None
-    step = menu_step_prompt(prompt, [c for c in chosen if isinstance(c, dict)])
-    enum = step.json_schema["properties"]["claims"]["items"]["enum"]
+    claims = [c for c in chosen if isinstance(c, dict)]
+    if prompt.listing:
+        step = choice_step_prompt(prompt, claims)
+        enum = step.json_schema["properties"]["facts"]["items"]["enum"]
+    else:
+        step = menu_step_prompt(prompt, claims)
+        enum = step.json_schema["properties"]["claims"]["items"]["enum"]
     return step if enum else None
 
 

@@ -22,25 +22,41 @@ is an attempt with ``api_error`` ``local.context_overflow``, not an exception.
 
 A menu prompt (extractive) is decoded claim by claim as one continuing reply: the chat
 text, then ``{"claims": [`` and the claims chosen so far; each step's grammar offers
-exactly the menu items still left (:func:`verity.llm.menu.remaining_items`), so no fact is
-stated twice, and each step's prompt extends the previous step's prompt and output, so
-llama.cpp evaluates the long prefix once and only the new tokens afterwards. The cache is
-reset at the start of each narration (unless ``reuse_prefix``), so the same prompt
-always runs the same sequence of evaluations and gives the same output. Usage counts
-each prompt token once: the first step's prompt plus the separators later steps add.
+exactly the menu items the menu allows next (:func:`verity.llm.menu.allowed_items`), so
+no fact is stated twice, and each step's prompt extends the previous step's prompt and
+output, so llama.cpp evaluates the long prefix once and only the new tokens afterwards.
+The cache is reset at the start of each narration (unless ``reuse_prefix``), so the same
+prompt always runs the same sequence of evaluations and gives the same output. Usage
+counts each prompt token once: the first step's prompt plus the separators later steps
+add.
+
+A choice prompt is decoded by choice (:class:`_Chooser`): the reply is
+``{"facts": [`` and numbers; at each step the model may write only the number of an item
+the menu allows next, a grammar over the few tokens of those numbers applied as a mask
+on the logits (greedy, and a number with one allowed spelling is written without asking
+the model), and the narrator fills each claim in from its item. The prompt is evaluated
+in fixed pieces (each message, and the DATA block apart from the text before it), and the
+context keeps what it evaluated between narrations of the process: a later prompt that
+starts with the same pieces reuses them and evaluates only the rest. Because a piece is
+always evaluated the same way after the same pieces, the logits are the same bits
+whether the pieces before it were reused or evaluated afresh, so the same prompt gives
+the same claims in every run. A narration then costs the pieces it does not share with
+the one before (the DATA block, for a new graph) plus a token or two per claim.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 from verity.errors import InputError
 from verity.extras import install_hint
-from verity.llm.menu import remaining_items
+from verity.llm.menu import allowed_items
 from verity.llm.narrators.base import Attempt, Usage, api_error_attempt, output_attempt
 from verity.llm.prompts import Prompt
 
@@ -144,9 +160,12 @@ class LocalNarrator:
         )
 
     def narrate(self, prompt: Prompt) -> Attempt:
+        if prompt.menu and prompt.listing:
+            return self._narrate_choice(prompt)
         if prompt.menu:
             return self._narrate_menu(prompt)
         llm = self._llm()
+        _forget(llm)
         needed = self.prompt_tokens(prompt)
         if needed + self.max_tokens > self.n_ctx:
             return self._failed(
@@ -187,9 +206,48 @@ class LocalNarrator:
             latency_s=latency,
         )
 
+    def _narrate_choice(self, prompt: Prompt) -> Attempt:
+        """One reply of numbers, decoded by choice; each claim filled in from its item."""
+        llm = self._llm()
+        pieces = [self._piece_tokens(text, i == 0) for i, text in enumerate(_pieces(prompt))]
+        needed = sum(map(len, pieces)) + _CHOICE_TOKENS * prompt.max_claims
+        if needed > self.n_ctx:
+            return self._failed(
+                prompt,
+                "local.context_overflow",
+                f"the prompt needs {needed} tokens with its choices; it exceeds the "
+                f"{self.n_ctx}-token context",
+            )
+        started = time.perf_counter()
+        try:
+            labels, written = _Chooser(llm, _session(llm)).decode(prompt, pieces, self._digits)
+        except Exception as exc:  # llama.cpp failures become data, never a crash
+            _forget(llm)
+            return self._failed(
+                prompt, "local.error", f"{type(exc).__name__}: {exc}", time.perf_counter() - started
+            )
+        latency = time.perf_counter() - started
+        return output_attempt(
+            prompt,
+            narrator=self.name,
+            model=MODEL_NAME,
+            raw_text=_CHOICE_HEAD + ", ".join(map(str, labels)) + "]}",
+            finish_reason="stop",
+            usage=Usage(sum(map(len, pieces)), written),
+            latency_s=latency,
+        )
+
+    def _piece_tokens(self, text: str, first: bool) -> tuple[int, ...]:
+        llm = self._llm()
+        return tuple(llm.tokenize(text.encode("utf-8"), add_bos=first, special=True))
+
+    def _digits(self, label: int) -> tuple[int, ...]:
+        return self._piece_tokens(str(label), False)
+
     def _narrate_menu(self, prompt: Prompt) -> Attempt:
         """One reply decoded claim by claim, each step restricted to the items left."""
         llm = self._llm()
+        _forget(llm)
         head = _chat_text(prompt) + '{"claims": ['
         written: list[str] = []  # each chosen claim exactly as the model wrote it
         chosen: list[dict[str, Any]] = []
@@ -200,7 +258,7 @@ class LocalNarrator:
         if not self.reuse_prefix:
             llm.reset()
         while len(chosen) < prompt.max_claims:
-            left = remaining_items(prompt.menu, chosen)
+            left = allowed_items(prompt.menu, chosen)
             if not left:
                 break
             tokens = self._tokens(head + "".join(w + ", " for w in written))
@@ -288,3 +346,149 @@ def _chat_text(prompt: Prompt) -> str:
         "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in prompt.messages())
         + "<|im_start|>assistant\n"
     )
+
+
+_CHOICE_HEAD = '{"facts": ['
+#: Tokens a choice may take in the context: the digits of its number and ", ".
+_CHOICE_TOKENS = 6
+#: Prompt ends whose logits a session keeps (each costs the vocabulary's floats).
+_KEPT_LOGITS = 8
+
+
+def _pieces(prompt: Prompt) -> list[str]:
+    """The chat text of a choice prompt, up to ``{"facts": [``, in the pieces it is
+    evaluated in: each message, with a user message's data block apart from the text
+    before it (so prompts of one variant share the system message and the task)."""
+    out: list[str] = []
+    for m in prompt.messages():
+        turn = f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n"
+        cut = max(turn.find("\n<<<DATA\n"), turn.find("\n<<<REVIEW\n")) + 1
+        out.extend([turn[:cut], turn[cut:]] if cut > 0 else [turn])
+    out.append("<|im_start|>assistant\n" + _CHOICE_HEAD)
+    return out
+
+
+@dataclass
+class _Session:
+    """What a model's context holds, as the evaluation calls that filled it (one tuple of
+    tokens per call, in order), and the logits at the end of recent prompts."""
+
+    calls: list[tuple[int, ...]] = field(default_factory=list)
+    logits: OrderedDict[tuple[tuple[int, ...], ...], Any] = field(default_factory=OrderedDict)
+
+
+_SESSIONS: dict[int, tuple[Any, _Session]] = {}
+
+
+def _session(llm: Any) -> _Session:
+    found = _SESSIONS.get(id(llm))
+    if found is None or found[0] is not llm:
+        found = _SESSIONS[id(llm)] = (llm, _Session())
+    return found[1]
+
+
+def _forget(llm: Any) -> None:
+    """The context is about to be used another way: nothing in it may be reused."""
+    _SESSIONS.pop(id(llm), None)
+
+
+class _Chooser:
+    """Decoding by choice over a session: evaluate the prompt's pieces (reusing those the
+    context holds), then one number per step, masked to the numbers allowed."""
+
+    def __init__(self, llm: Any, session: _Session) -> None:
+        self.llm = llm
+        self.session = session
+        self.pending: list[int] = []
+
+    def _eval(self, tokens: tuple[int, ...]) -> None:
+        llm = self.llm
+        llm.eval(list(tokens))
+        self.session.calls.append(tokens)
+
+    def _logits(self) -> Any:
+        import numpy as np
+
+        if self.pending:
+            tokens, self.pending = tuple(self.pending), []
+            self._eval(tokens)
+        ptr = _llama_cpp().llama_get_logits_ith(self.llm.ctx, -1)
+        return np.ctypeslib.as_array(ptr, shape=(self.llm.n_vocab(),))
+
+    def _start(self, pieces: list[tuple[int, ...]]) -> Any:
+        """Evaluate the prompt's pieces after those the context already holds; the logits
+        at the prompt's end (kept for a prompt evaluated before, as nothing follows them)."""
+        import numpy as np
+
+        session, key = self.session, tuple(pieces)
+        shared = 0
+        while (
+            shared < len(pieces)
+            and shared < len(session.calls)
+            and session.calls[shared] == pieces[shared]
+        ):
+            shared += 1
+        if shared == len(pieces) and key not in session.logits:
+            shared -= 1  # the logits of the last piece are gone: evaluate it again
+        del session.calls[shared:]
+        self.llm.n_tokens = sum(map(len, pieces[:shared]))  # the rest of the cache is dropped
+        if shared == len(pieces):
+            session.logits.move_to_end(key)
+            return session.logits[key]
+        for piece in pieces[shared:]:
+            self._eval(piece)
+        logits = np.array(self._logits(), copy=True)
+        session.logits[key] = logits
+        while len(session.logits) > _KEPT_LOGITS:
+            session.logits.popitem(last=False)
+        return logits
+
+    def _choose(self, logits: Any, spellings: dict[int, tuple[int, ...]], comma: int) -> int:
+        """The allowed number the model writes, token by token (greedy over the allowed
+        next tokens; a number complete where a longer one could go on ends with ``,``)."""
+        written: list[int] = []
+        while True:
+            fits = {n: t for n, t in spellings.items() if t[: len(written)] == tuple(written)}
+            if len(fits) == 1:
+                number, tokens = next(iter(fits.items()))
+                self.pending.extend(tokens[len(written) :])
+                return number
+            nexts = {t[len(written)] for t in fits.values() if len(t) > len(written)}
+            done = [n for n, t in fits.items() if len(t) == len(written)]
+            if done:
+                nexts.add(comma)
+            if written:
+                logits = self._logits()
+            best = max(sorted(nexts), key=lambda tok: float(logits[tok]))
+            if best == comma:
+                self.pending.append(comma)
+                return done[0]
+            written.append(best)
+            self.pending.append(best)
+
+    def decode(
+        self, prompt: Prompt, pieces: list[tuple[int, ...]], digits: Any
+    ) -> tuple[list[int], int]:
+        """The numbers chosen for ``prompt`` and the tokens of the reply after its head."""
+        separator = tuple(self.llm.tokenize(b", ", add_bos=False, special=False))
+        comma = separator[0]
+        logits = self._start(pieces)
+        number = {item: i for i, item in enumerate(prompt.listing, start=1)}
+        chosen: list[dict[str, Any]] = []
+        labels: list[int] = []
+        while len(labels) < prompt.max_claims:
+            allowed = allowed_items(prompt.menu, chosen)
+            if not allowed:
+                break
+            if labels:
+                if not self.pending or self.pending[-1] != comma:
+                    self.pending.append(comma)
+                self.pending.extend(separator[1:])
+                logits = self._logits() if len(allowed) > 1 else None
+            spellings = {number[item]: tuple(digits(number[item])) for item in allowed}
+            label = self._choose(logits, spellings, comma)
+            labels.append(label)
+            chosen.append(prompt.listing[label - 1].claim())
+        self.pending = []
+        reply = ", ".join(map(str, labels)) + "]}"
+        return labels, len(self.llm.tokenize(reply.encode("utf-8"), add_bos=False, special=False))

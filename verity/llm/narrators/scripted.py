@@ -22,10 +22,13 @@ mix's rate, drawn from ``random.Random`` seeded by the seed and the prompt hash:
 - ``dropped_negation``: a negation is removed from the text (strict polarity);
 - ``duplicate``: the claim is repeated (``duplicate.repeated``).
 
-On an extractive prompt (one with a claim menu) the simulator picks menu items instead:
-up to ``max_claims`` distinct facts, round-robin over claim types, in an order drawn from
-the seeded generator; the menu's schema leaves no room for the mix's errors, and the
-claim-by-claim decode no room for repeats, so these claims are all valid.
+On an extractive or choice prompt (one with a claim menu) the simulator picks menu items
+instead: up to ``max_claims`` distinct facts, each from what the menu allows next
+(:func:`verity.llm.menu.allowed_items`: a headline first on a graph that marks one),
+round-robin over claim types, in an order drawn from the seeded generator; the menu's
+schema leaves no room for the mix's errors, and the claim-by-claim decode no room for
+repeats, so these claims are all valid. On a choice prompt it answers with the items'
+numbers, ``{"facts": [...]}``, as a model would.
 
 On a constrained prompt a claim that the prompt's JSON Schema rejects is replaced by its
 valid original, as constrained decoding would not have produced it; errors the schema
@@ -51,7 +54,7 @@ from jsonschema import Draft202012Validator
 from verity.core.graph import EvidenceGraph
 from verity.core.models import NodeModel
 from verity.errors import InputError
-from verity.llm.menu import remaining_items
+from verity.llm.menu import allowed_items
 from verity.llm.narrators.base import Attempt, Usage, output_attempt
 from verity.llm.prompts import Prompt, effective_requirements, required_citations
 from verity.llm.schema import CLAIM_OUTPUT_FIELDS
@@ -359,7 +362,8 @@ class ScriptedNarrator:
         rng.shuffle(items)
         out: list[dict[str, Any]] = []
         while len(out) < limit:
-            left = remaining_items(items, out)
+            allowed = set(allowed_items(prompt.menu, out))
+            left = [item for item in items if item in allowed]
             if not left:
                 break
             used = [c["type"] for c in out]
@@ -375,7 +379,11 @@ class ScriptedNarrator:
         started = time.perf_counter()
         rng = random.Random(f"{self.seed}|{self.mix.name}|{prompt.prompt_hash}")
         claims = self._claims(prompt, prompt.graph, rng)
-        raw = json.dumps({"claims": claims}, ensure_ascii=False)
+        if prompt.listing:
+            number = {json.dumps(item.claim()): i for i, item in enumerate(prompt.listing, 1)}
+            raw = json.dumps({"facts": [number[json.dumps(c)] for c in claims]})
+        else:
+            raw = json.dumps({"claims": claims}, ensure_ascii=False)
         return output_attempt(
             prompt,
             narrator=self.name,
