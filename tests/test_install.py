@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import EXAMPLES, ROOT
 from verity.extras import DISTRIBUTION, install_hint
 
 pytestmark = [pytest.mark.slow, pytest.mark.wheel]
@@ -190,7 +190,7 @@ def test_wheel_holds_the_schemas_and_the_data(installed: dict[str, Path]) -> Non
 def test_installed_core_commands_run_outside_the_checkout(installed: dict[str, Path]) -> None:
     # Issue 13.1: FileNotFoundError for verity/schemas/*.json in a non-editable install.
     verity, cwd = installed["core"], installed["cwd"]
-    graph, narration = ROOT / "examples" / "graph.json", ROOT / "examples" / "narration.json"
+    graph, narration = EXAMPLES / "graph.json", EXAMPLES / "narration.json"
     done = _run(verity, cwd, "--version")
     assert done.returncode == 0 and DISTRIBUTION in done.stdout
     done = _run(verity, cwd, "verify", str(graph), str(narration))
@@ -211,7 +211,7 @@ def test_core_install_names_the_extra_to_install(installed: dict[str, Path]) -> 
     for argv in (
         ["bench", "--narrators", "scripted", "--limit", "1"],
         ["bench", "--report", str(cwd)],
-        ["narrate", str(ROOT / "examples" / "graph.json"), "--narrator", "local"],
+        ["narrate", str(EXAMPLES / "graph.json"), "--narrator", "local"],
         ["optimize", "--spend-profile", "0", "--goal", "no_fee", "--solver", "highs"],
     ):
         done = _run(verity, cwd, *argv)
