@@ -21,6 +21,9 @@ from typing import NamedTuple
 from tests.helpers import ROOT
 
 README = (ROOT / "README.md").read_text("utf-8")
+#: The endpoint URL of the client block (``needs=endpoint``), and what a stand-in answers.
+EXAMPLE_URL = "http://127.0.0.1:8000/v1"
+CLAIMS = '{"claims": [{"type": "COMPARISON", "text": "x", "cited_evidence_ids": ["win-dining"]}]}'
 
 _BLOCK = re.compile(
     r"^(?:<!-- runnable(?::(?P<options>[^>]*))? -->\n)?```(?P<language>\w+)\n(?P<code>.*?)^```",

@@ -15,16 +15,23 @@ import pytest
 
 from tests.endpoint import serve
 from tests.helpers import EXAMPLES, ROOT, needs
-from tests.readme import README, Block, bash, blocks, python, runnable, verity_commands
+from tests.readme import (
+    CLAIMS,
+    EXAMPLE_URL,
+    README,
+    Block,
+    bash,
+    blocks,
+    python,
+    runnable,
+    verity_commands,
+)
 from verity import load_graph
 from verity.cli.main import main
 
-EXAMPLE_URL = "http://127.0.0.1:8000/v1"
-CLAIMS = '{"claims": [{"type": "COMPARISON", "text": "x", "cited_evidence_ids": ["win-dining"]}]}'
-
 
 def _run(code: str) -> tuple[dict[str, Any], str]:
-    namespace: dict[str, Any] = {"__name__": "readme"}
+    namespace: dict[str, Any] = {"__name__": "__main__"}  # as a script runs
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(code, "README.md", "exec"), namespace)
