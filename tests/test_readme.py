@@ -146,11 +146,13 @@ def _needs(block: Block) -> None:
         needs(extra, {"dask": "distributed", "local": "llama_cpp", "serve": "uvicorn"}[extra])
 
 
-@pytest.mark.parametrize(
-    "block",
-    [b for b in runnable() if b.language == "bash"],
-    ids=lambda b: b.section,
-)
+def _param(block: Block) -> Any:
+    """A block as a test case; one that runs the local model is marked as such."""
+    marks = [pytest.mark.llm, pytest.mark.slow] if "local" in block.needs else []
+    return pytest.param(block, marks=marks, id=block.section)
+
+
+@pytest.mark.parametrize("block", [_param(b) for b in runnable() if b.language == "bash"])
 def test_runnable_bash_blocks_run_in_an_empty_directory(
     block: Block,
     tmp_path: Path,
