@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # CI: build the sdist and the wheel, install the wheel into a clean virtual environment
 # outside the checkout (dependencies from the package index) and run the commands from a
-# temporary directory, first core-only (each command that needs an extra must exit 2 with
-# one line naming what to install), then with the bench extra.
+# temporary directory on the example files `verity examples .` copies out, first core-only
+# (each command that needs an extra must exit 2 with one line naming what to install), then
+# with the bench extra; last, the wheel test of the suite, which also runs the README's
+# runnable blocks from the wheel.
 #   bash .ci/install-check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +31,8 @@ tar -tzf "$sdist" >"$tmp/sdist.txt"
 "$tmp/tools/bin/python" -m zipfile -l "$wheel" >"$tmp/wheel.txt"
 grep -q "/verity/schemas/evidence_graph.schema.json$" "$tmp/sdist.txt" || fail "sdist lacks the schemas"
 grep -q "verity/schemas/evidence_graph.schema.json" "$tmp/wheel.txt" || fail "wheel lacks the schemas"
+grep -q "verity/data/examples/graph.json" "$tmp/wheel.txt" || fail "wheel lacks the example files"
+grep -q "/verity/data/examples/fee_gates.py$" "$tmp/sdist.txt" || fail "sdist lacks the example files"
 grep -q "\.so " "$tmp/wheel.txt" && fail "the wheel holds compiled modules; verity is pure Python"
 say "built $(basename "$sdist") and $(basename "$wheel")"
 
@@ -39,10 +43,8 @@ venv="$tmp/venv/bin"
 "$venv/python" -m pip install --quiet "$wheel"
 
 work="$tmp/work"
-mkdir -p "$work/examples"
-cp "$checkout/examples/graph.json" "$checkout/examples/narration.json" "$work/examples/"
+mkdir -p "$work"
 cd "$work"
-cp examples/graph.json examples/narration.json .
 export PATH="$venv:$PATH"
 unset PYTHONPATH VIRTUAL_ENV || true
 
@@ -68,6 +70,12 @@ needs() {
 
 expect 0 verity --version
 grep -q "verity-evidence" "$tmp/out" || fail "--version does not name the distribution"
+# The example files come from the installed package, not from the checkout.
+expect 0 verity examples .
+[ "$(grep -c '^wrote ' "$tmp/out")" = "$(ls examples | wc -l)" ] || fail "verity examples: not every file said"
+expect 0 verity examples .
+: >not-a-folder && expect 2 verity examples not-a-folder && rm not-a-folder
+cp examples/graph.json examples/narration.json .
 expect 1 verity verify graph.json narration.json
 tr '\n' ' ' <narration.json >narrations.jsonl && echo >>narrations.jsonl
 expect 0 verity verify-stream examples/ narrations.jsonl

@@ -16,10 +16,20 @@ ROOT = TESTS.parent
 FIXTURES = TESTS / "fixtures"
 GOLDEN = TESTS / "golden"
 GRAPHS = FIXTURES / "graphs"
+#: The example files `verity examples DIR` copies out (package data).
+EXAMPLES = ROOT / "verity" / "data" / "examples"
 
 
 def load_json(path: Path) -> Any:
     return json.loads(path.read_text("utf-8"))
+
+
+def expected_codes(expected: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """A golden case's codes per claim, in narration order: ``{id: codes}``, or
+    ``[[id, codes], ...]`` where claims share an id."""
+    codes = expected["codes"]
+    pairs = codes.items() if isinstance(codes, dict) else codes
+    return [(claim_id, sorted(found)) for claim_id, found in pairs]
 
 
 def graph_dict(name: str) -> dict[str, Any]:

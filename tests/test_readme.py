@@ -1,5 +1,6 @@
-"""The README's Python blocks run as pasted (from the checkout's root); its commands are
-the real ones."""
+"""The README's runnable blocks run as pasted, in an empty directory (from the checkout,
+in process; ``tests/test_install.py`` runs them from the installed wheel); its commands
+are the real ones. The blocks are read by ``tests/readme.py``."""
 
 from __future__ import annotations
 
@@ -7,60 +8,54 @@ import contextlib
 import io
 import json
 import re
-import shlex
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.endpoint import serve
-from tests.helpers import ROOT, needs
+from tests.helpers import EXAMPLES, ROOT, needs
+from tests.readme import (
+    CLAIMS,
+    EXAMPLE_URL,
+    README,
+    Block,
+    bash,
+    blocks,
+    python,
+    runnable,
+    verity_commands,
+)
 from verity import load_graph
 from verity.cli.main import main
 
-README = (ROOT / "README.md").read_text("utf-8")
-BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
-SECTIONS = dict(re.findall(r"^## (.+?)\n(.*?)(?=^## |\Z)", README, flags=re.DOTALL | re.MULTILINE))
-
-
-def _python(section: str, index: int = 0) -> str:
-    """The ``index``-th Python block of a README section."""
-    found: list[str] = re.findall(r"```python\n(.*?)```", SECTIONS[section], flags=re.DOTALL)
-    return found[index]
-
-
-def _bash(section: str) -> list[list[str]]:
-    """The ``verity ...`` commands of a section's bash blocks, as argument lists."""
-    commands: list[list[str]] = []
-    for block in re.findall(r"```bash\n(.*?)```", SECTIONS[section], flags=re.DOTALL):
-        for word in shlex.split(block.replace("\\\n", " "), comments=True):
-            if word == "verity":
-                commands.append([])
-            elif commands:
-                commands[-1].append(word)
-    return commands
-
-
-EXAMPLE_URL = "http://127.0.0.1:8000/v1"
-CLAIMS = '{"claims": [{"type": "COMPARISON", "text": "x", "cited_evidence_ids": ["win-dining"]}]}'
-
 
 def _run(code: str) -> tuple[dict[str, Any], str]:
-    namespace: dict[str, Any] = {"__name__": "readme"}
+    namespace: dict[str, Any] = {"__name__": "__main__"}  # as a script runs
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(code, "README.md", "exec"), namespace)
     return namespace, out.getvalue()
 
 
-def test_readme_has_its_python_blocks() -> None:
-    assert len(BLOCKS) == 7
-    assert sum(len(re.findall("```python", body)) for body in SECTIONS.values()) == 7
+def test_readme_has_its_python_blocks_and_each_is_runnable() -> None:
+    found = [b for b in blocks() if b.language == "python"]
+    assert len(found) == 7 and all(b.runnable for b in found)
+    assert README.count("```python") == 7
 
 
-def test_free_text_against_a_graph_block(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
-    (block,) = [b for b in BLOCKS if "check_answer(answer, graph=graph)" in b]
+def test_every_block_that_uses_the_example_files_copies_them_first() -> None:
+    for block in blocks():
+        if block.language == "bash" and "examples/" in block.code:
+            assert block.code.startswith("verity examples .\n"), block.code
+        if block.language == "python":  # no path into a checkout, or to copied files
+            assert not re.search(r"[\"'](examples|evidence_graphs)/", block.code), block.code
+        assert "evidence_graphs/" not in block.code or block.section == "Command line"
+
+
+def test_free_text_against_a_graph_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (block,) = [b.code for b in blocks() if "check_answer(answer, graph=graph)" in b.code]
     namespace, printed = _run(block)
     lines = [line.rstrip() for line in printed.splitlines()]
     shown = [line[2:] for line in block.splitlines() if line.startswith("# ")]
@@ -68,19 +63,21 @@ def test_free_text_against_a_graph_block(monkeypatch: pytest.MonkeyPatch) -> Non
     assert lines[3] == shown[3] + " " + shown[4].strip()  # the comment wraps one line
     kept = [c.text for c in namespace["result"].claims if c.supported]
     assert lines[4] == namespace["result"].answer == " ".join(kept) and len(kept) == 2
+    checked_in = ROOT / "evidence_graphs" / "card_rewards" / "p05-max_value.json"
+    assert namespace["graph"].to_dict() == load_graph(checked_in).to_dict()  # as the comment says
 
 
-def test_python_api_block(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
-    namespace, printed = _run(_python("Python API"))
+def test_python_api_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    namespace, printed = _run(python("Python API"))
     assert namespace["report"].summary.claims == 5 and namespace["report"].summary.removed == 3
     assert "number.not_allowed" in printed
     assert namespace["result"].stop_reason == "all_verified"
 
 
-def test_client_and_async_block(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
-    block = _python("Python API", 1)
+def test_client_and_async_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    block = python("Python API", 1)
     with serve("ok", CLAIMS) as endpoint:
         namespace, printed = _run(block.replace(EXAMPLE_URL, endpoint.url))
     assert EXAMPLE_URL in block
@@ -95,36 +92,36 @@ def test_readme_commands_are_the_scripts() -> None:
     assert "bash scripts/test.sh" in (ROOT / ".ci" / "run").read_text("utf-8")
 
 
-def test_custom_gates_block(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
-    block = _python("Custom gates")
+def test_custom_gates_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    block = python("Custom gates")
     namespace, printed = _run(block)
     assert "c6 False ['fee.amount_missing']" in printed and "c2 True []" in printed
     assert namespace["report"].summary.failing_by_gate["fee"] == 2
     assert "4 of 6 claims failed verification under profile 'paper+fee-raise' ->" in printed
     gate = block.split("@verity.custom_gate", 1)[1].split("\n\n\n", 1)[0]
-    assert gate in (ROOT / "examples" / "fee_gates.py").read_text("utf-8")
+    assert gate in (EXAMPLES / "fee_gates.py").read_text("utf-8")
 
 
-def test_dask_block(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dask_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     needs("dask", "distributed")
-    monkeypatch.chdir(ROOT)
-    _, printed = _run(_python("Verifying on a Dask cluster"))
+    monkeypatch.chdir(tmp_path)
+    _, printed = _run(python("Verifying on a Dask cluster"))
     assert printed == "True 3\n"
 
 
-def test_bring_your_own_backend_block(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
-    block = _python("Bring your own backend")
+def test_bring_your_own_backend_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    block = python("Bring your own backend")
     assert len(block.strip().splitlines()) <= 30
     namespace, printed = _run(block)
     assert printed == "At the Reno warehouse, stock of bolts is 1,200 boxes.\nTrue\n"
     assert namespace["graph"].backend == "your own backend"
 
 
-def test_your_own_optimization_model_block(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
-    _, printed = _run(_python("Your own optimization model"))
+def test_your_own_optimization_model_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    _, printed = _run(python("Your own optimization model"))
     assert "RESULT | The optimal daily profit is $115.00." in printed
     assert (
         "SHADOW_PRICE | At the margin, each unit added to the limit of oven time raises daily "
@@ -135,18 +132,47 @@ def test_your_own_optimization_model_block(monkeypatch: pytest.MonkeyPatch) -> N
     )
 
 
-def _linked_examples(tmp_path: Path) -> None:
-    (tmp_path / "examples").symlink_to(ROOT / "examples")
+def _run_bash(block: Block) -> None:
+    """A bash block's ``verity`` commands, in process: each exits 0 but the last, which
+    exits as the block's mark says."""
+    commands = verity_commands(block.code)
+    for command in commands[:-1]:
+        assert main(command) == 0, command
+    assert main(commands[-1]) == block.exit, commands[-1]
+
+
+def _needs(block: Block) -> None:
+    for extra in block.needs:
+        needs(extra, {"dask": "distributed", "local": "llama_cpp", "serve": "uvicorn"}[extra])
+
+
+def _param(block: Block) -> Any:
+    """A block as a test case; one that runs the local model is marked as such."""
+    marks = [pytest.mark.llm, pytest.mark.slow] if "local" in block.needs else []
+    return pytest.param(block, marks=marks, id=block.section)
+
+
+@pytest.mark.parametrize("block", [_param(b) for b in runnable() if b.language == "bash"])
+def test_runnable_bash_blocks_run_in_an_empty_directory(
+    block: Block,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _needs(block)
+    monkeypatch.chdir(tmp_path)
+    _run_bash(block)
+    assert "wrote" in capsys.readouterr().out.splitlines()[0]
 
 
 def test_the_new_sections_commands_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _linked_examples(tmp_path)
     monkeypatch.chdir(tmp_path)
-    sql = _bash("SQL query specs")
-    lp = [c for c in _bash("Your own optimization model") if c[0] == "graph-from-lp"]
-    assert [c[0] for c in sql] == ["graph-from-sql", "graph-from-sql"] and len(lp) == 1
+    sql = bash("SQL query specs")
+    lp = [c for c in bash("Your own optimization model") if c[0] != "narrate"]
+    assert [c[0] for c in sql] == ["examples", "graph-from-sql", "graph-from-sql"]
+    assert [c[0] for c in lp] == ["examples", "graph-from-lp"]
     for command in [*sql, *lp]:
         assert main(command) == 0, command
     capsys.readouterr()

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, needs
+from tests.helpers import EXAMPLES, FIXTURES, ROOT, needs
 from verity.cli.main import main
 
 needs("serve", "uvicorn")
@@ -31,7 +31,6 @@ needs("serve", "starlette")
 from verity.serve import listen  # noqa: E402  (after the extra's check)
 from verity.serve.app import service_version  # noqa: E402
 
-EXAMPLES = ROOT / "examples"
 GRAPH = json.loads((EXAMPLES / "graph.json").read_text("utf-8"))
 NARRATION = json.loads((EXAMPLES / "narration.json").read_text("utf-8"))
 MAX_BODY = 65536
@@ -50,6 +49,13 @@ class Server:
         self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
     ) -> tuple[int, Any, str]:
         """(status, parsed JSON body, raw body) of one request on a new connection."""
+        status, raw, _ = self.exchange(method, path, body, headers)
+        return status, json.loads(raw), raw
+
+    def exchange(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, str, dict[str, str]]:
+        """(status, raw JSON body, response headers by lower-case name) of one request."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         try:
             payload = body if isinstance(body, bytes) or body is None else json.dumps(body)
@@ -57,7 +63,7 @@ class Server:
             response = conn.getresponse()
             raw = response.read().decode("utf-8")
             assert response.getheader("content-type", "").startswith("application/json")
-            return response.status, json.loads(raw), raw
+            return response.status, raw, {k.lower(): v for k, v in response.getheaders()}
         finally:
             conn.close()
 
@@ -100,9 +106,8 @@ def stop(server: Server) -> tuple[int, str]:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
-    running = start(
-        "--graphs", "examples", "--max-body", str(MAX_BODY), "--gates", "examples.fee_gates:fees"
-    )
+    gates = "verity.data.examples.fee_gates:fees"
+    running = start("--graphs", str(EXAMPLES), "--max-body", str(MAX_BODY), "--gates", gates)
     try:
         yield running
     finally:
@@ -135,7 +140,7 @@ def test_verify_answers_the_report_of_verify_json(
     default = server.request("POST", "/v1/verify", {"graph": GRAPH, "narration": NARRATION})
     assert default[1]["profile"] == "strict"
     argv = ["verify", graph, narration, "--json", "--profile", "paper"]
-    cli = _cli_json([*argv, "--gates", "examples.fee_gates:fees"], capsys)
+    cli = _cli_json([*argv, "--gates", "verity.data.examples.fee_gates:fees"], capsys)
     body = {"graph": GRAPH["graph_id"], "narration": NARRATION, "profile": "paper+fee"}
     status, report, _ = server.request("POST", "/v1/verify", body)
     assert (status, report) == (200, cli) and report["summary"]["failing_by_gate"]["fee"] == 1
@@ -261,6 +266,39 @@ def test_unknown_paths_and_methods(server: Server) -> None:
     assert status == 405 and data["error"]["code"] == "http.method_not_allowed"
     status, data, _ = server.request("POST", "/healthz", b"{}")
     assert status == 405
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("GET", "/v1/verify", "POST"),
+        ("DELETE", "/v1/check-answer", "POST"),
+        ("POST", "/healthz", "GET, HEAD"),
+        ("PUT", "/healthz", "GET, HEAD"),
+    ],
+)
+def test_a_wrong_method_answers_405_with_the_allowed_ones(
+    server: Server, method: str, path: str, allow: str
+) -> None:
+    status, raw, headers = server.exchange(method, path, b"{}" if method != "GET" else None)
+    assert (status, headers["allow"]) == (405, allow)
+    error = json.loads(raw)["error"]
+    assert error == {
+        "code": "http.method_not_allowed",
+        "message": f"{method} is not allowed on {path}; use {allow}",
+    }
+
+
+def test_duplicate_claim_ids_are_refused_as_the_cli_refuses_them(
+    server: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = FIXTURES / "claims" / "duplicate_ids.narration.json"
+    cli = _cli_json(["verify", str(EXAMPLES / "graph.json"), str(path), "--json"], capsys)
+    body = {"graph": GRAPH["graph_id"], "narration": json.loads(path.read_text("utf-8"))}
+    status, report, _ = server.request("POST", "/v1/verify", body)
+    assert (status, report) == (200, cli)
+    (error,) = report["claims"][2]["errors"]
+    assert error["code"] == "schema.duplicate_id" and error["actual"] == ["claims[0]", "claims[2]"]
 
 
 def test_one_connection_serves_many_requests_without_a_nagle_stall(server: Server) -> None:

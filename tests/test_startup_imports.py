@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import EXAMPLES, ROOT
 from verity.text import _chartables_data
 
 #: Third-party packages no start-up path below may load unless it says so.
@@ -127,7 +127,7 @@ def test_import_verity_loads_no_submodule() -> None:
 
 def test_the_probe_sees_what_it_is_looking_for(files: tuple[str, ...]) -> None:
     """A probe that cannot see pydantic or a computed table would pass vacuously."""
-    found = _probe(["verify", str(ROOT / "examples" / "graph.json"), str(Path(files[0]))])
+    found = _probe(["verify", str(EXAMPLES / "graph.json"), str(Path(files[0]))])
     assert "pydantic" in found["heavy"]
     stale = _probe(["check-answer", files[0], files[1]], _COUNT_TABLES + _STALE)
     assert stale["status"] == 0 and stale["computed"] >= 1

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from examples.fee_gates import fees
-from tests.helpers import ROOT, needs
+from tests.helpers import EXAMPLES, ROOT, needs
 from tests.helpers import stream_lines as _lines
 from verity import InputError
+from verity.data.examples.fee_gates import fees
 from verity.stream import load_graph_dir, verify_stream
 from verity.stream_dask import verify_on_dask
 
@@ -75,9 +75,9 @@ def test_graphs_are_shipped_to_each_worker_once(cluster: Any, graph_dir: Path) -
 
 
 def test_a_custom_profile_runs_on_the_workers(cluster: Any) -> None:
-    narration = json.loads((ROOT / "examples" / "narration.json").read_text("utf-8"))
+    narration = json.loads((EXAMPLES / "narration.json").read_text("utf-8"))
     lines = [json.dumps(narration).encode()] * 5
-    examples = ROOT / "examples"
+    examples = EXAMPLES
     local = list(verify_stream(lines, examples, fees))
     address = cluster.scheduler_address
     remote = verify_stream(lines, examples, fees, engine="dask", scheduler=address)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from verity.core.report import ClaimVerdict, Report, Summary
     from verity.core.verify import verify, verify_json
     from verity.errors import GraphError, InputError, VerityError
+    from verity.examples import copy_examples, examples_dir
     from verity.formats import REFUSAL
     from verity.llm.menu import MenuItem, menu_items
     from verity.text.align import (
@@ -81,7 +82,9 @@ __all__ = [
     "VerityError",
     "__version__",
     "check_answer",
+    "copy_examples",
     "custom_gate",
+    "examples_dir",
     "extend",
     "format_number",
     "is_supported",
@@ -111,6 +114,7 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(("ClaimVerdict", "Report", "Summary"), "verity.core.report"),
     **dict.fromkeys(("verify", "verify_json"), "verity.core.verify"),
     **dict.fromkeys(("GraphError", "InputError", "VerityError"), "verity.errors"),
+    **dict.fromkeys(("copy_examples", "examples_dir"), "verity.examples"),
     "REFUSAL": "verity.formats",
     **dict.fromkeys(("MenuItem", "menu_items"), "verity.llm.menu"),
     **dict.fromkeys(

@@ -601,3 +601,43 @@ def test_the_spec_marks_the_headline_query_and_salience() -> None:
     assert not any(q.headline or q.salience is not None for q in bare.queries)
     with pytest.raises(InputError, match="salience"):
         load_spec({**spec, "queries": [{**spec["queries"][0], "salience": -1}]})
+
+
+def test_sqlite_urls_three_slashes_are_relative_to_the_cwd_four_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "data").mkdir()
+    db = create_sqlite(tmp_path / "data" / "sales.db")
+    monkeypatch.chdir(tmp_path)
+    assert main(["graph-from-sql", "--db", "sqlite:///data/sales.db", "--out", "rel.json"]) == 0
+    absolute = f"sqlite:///{db}"
+    assert absolute.startswith("sqlite:////") and absolute == sqlite_url(db)
+    monkeypatch.chdir(tmp_path / "data")  # the absolute URL does not depend on the cwd
+    assert main(["graph-from-sql", "--db", absolute, "--out", "abs.json"]) == 0
+    assert (tmp_path / "rel.json").read_bytes() == (tmp_path / "data" / "abs.json").read_bytes()
+    assert main(["graph-from-sql", "--db", "sqlite:///sales.db", "--out", "here.json"]) == 0
+    capsys.readouterr()
+    assert main(["graph-from-sql", "--db", "sqlite:///data/sales.db"]) == 2  # from data/
+    err = capsys.readouterr().err
+    assert err == (
+        f"verity: error: SQLite database data/sales.db does not exist in the current "
+        f"directory {tmp_path / 'data'} (sqlite:///PATH is relative to the current "
+        "directory, sqlite:////PATH absolute)\n"
+    )
+
+
+def test_graph_from_sql_help_shows_both_sqlite_forms() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "verity", "graph-from-sql", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert "  --db sqlite:///data/sales.db       data/sales.db, relative to the current" in (
+        done.stdout
+    )
+    assert "  --db sqlite:////srv/db/sales.db    /srv/db/sales.db (absolute" in done.stdout

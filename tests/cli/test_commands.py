@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import EXAMPLES
 from verity.cli.commands import COMMANDS
 from verity.cli.main import build_parser, main
 
@@ -50,8 +50,8 @@ def test_verify_imports_no_optimizer_llm_client_or_plotting() -> None:
             sys.executable,
             "-c",
             probe,
-            str(ROOT / "examples" / "graph.json"),
-            str(ROOT / "examples" / "narration.json"),
+            str(EXAMPLES / "graph.json"),
+            str(EXAMPLES / "narration.json"),
         ],
         capture_output=True,
         text=True,

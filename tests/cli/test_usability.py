@@ -12,11 +12,10 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import EXAMPLES, ROOT
 from verity.bench.progress import Progress
 from verity.cli.main import EXIT_INPUT, main
 
-EXAMPLES = ROOT / "examples"
 GRAPH = EXAMPLES / "graph.json"
 NARRATION = EXAMPLES / "narration.json"
 

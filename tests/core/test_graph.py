@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import GOLDEN, GRAPHS, ROOT, apply_patch, graph_dict, load_json
+from tests.helpers import EXAMPLES, GOLDEN, GRAPHS, apply_patch, graph_dict, load_json
 from verity import GraphError, InputError, Rule, load_graph, load_rules
 
 GRAPH_ERRORS = load_json(GOLDEN / "graph_errors.json")
@@ -116,7 +116,7 @@ def test_shipped_card_rewards_rules_match_the_published_table() -> None:
 
 def test_example_graph_embeds_the_shipped_rules() -> None:
     shipped = load_rules("card_rewards").rules
-    example = json.loads((ROOT / "examples" / "graph.json").read_text("utf-8"))
+    example = json.loads((EXAMPLES / "graph.json").read_text("utf-8"))
     assert [Rule.model_validate(r) for r in example["rules"]] == shipped
 
 

@@ -12,17 +12,17 @@ from typing import Any
 import pytest
 
 import verity
-from examples.fee_gates import fee_amount, fees
-from tests.helpers import ROOT
+from tests.helpers import EXAMPLES, ROOT
 from verity import EvidenceGraph
 from verity.cli.main import main
 from verity.core.claims import Claim
 from verity.core.profiles import load_gates
+from verity.data.examples.fee_gates import fee_amount, fees
 from verity.llm.narrators import narrator_from_spec
 from verity.llm.repair import narrate_and_verify
 from verity.stream import verify_stream
 
-GRAPH = ROOT / "examples" / "graph.json"
+GRAPH = EXAMPLES / "graph.json"
 NO_FEE = {
     "id": "c6",
     "type": "FEE_JUSTIFICATION",
@@ -34,7 +34,7 @@ NO_FEE = {
 
 
 def _narration(*extra: dict[str, Any]) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((ROOT / "examples" / "narration.json").read_text("utf-8"))
+    data: dict[str, Any] = json.loads((EXAMPLES / "narration.json").read_text("utf-8"))
     data["claims"].extend(extra)
     return data
 
@@ -209,18 +209,18 @@ def test_a_decorated_gate_pickles_by_reference() -> None:
 
 
 def test_load_gates_accepts_a_profile_a_gate_or_a_list() -> None:
-    assert load_gates("examples.fee_gates:fees", "paper") is fees
-    assert load_gates("examples.fee_gates:fee_amount").name == "strict+fee"
+    assert load_gates("verity.data.examples.fee_gates:fees", "paper") is fees
+    assert load_gates("verity.data.examples.fee_gates:fee_amount").name == "strict+fee"
     with pytest.raises(verity.InputError, match="pass --profile paper"):
-        load_gates("examples.fee_gates:fees", "strict")
+        load_gates("verity.data.examples.fee_gates:fees", "strict")
     with pytest.raises(verity.InputError, match="expected MODULE:ATTR"):
         load_gates("examples.fee_gates")
     with pytest.raises(verity.InputError, match="cannot import 'no_such_gates'"):
         load_gates("no_such_gates:x")
     with pytest.raises(verity.InputError, match="has no attribute 'nope'"):
-        load_gates("examples.fee_gates:nope")
+        load_gates("verity.data.examples.fee_gates:nope")
     with pytest.raises(verity.InputError, match="is not a Profile"):
-        load_gates("examples.fee_gates:FEE")
+        load_gates("verity.data.examples.fee_gates:FEE")
 
 
 def test_the_cli_takes_gates(
@@ -230,18 +230,21 @@ def test_the_cli_takes_gates(
     path = tmp_path / "narration.json"
     path.write_text(json.dumps(_narration(NO_FEE)), "utf-8")
     argv = ["verify", str(GRAPH), str(path), "--profile", "paper", "--json"]
-    assert main([*argv, "--gates", "examples.fee_gates:fees"]) == 1
+    assert main([*argv, "--gates", "verity.data.examples.fee_gates:fees"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["profile"] == "paper+fee"
     assert report["claims"][-1]["errors"][0]["code"] == "fee.amount_missing"
-    assert main(argv[:-1] + ["--gates", "examples.fee_gates:fee_amount"]) == 1
+    assert main(argv[:-1] + ["--gates", "verity.data.examples.fee_gates:fee_amount"]) == 1
     assert "fee.amount_missing: a fee justification must state" in capsys.readouterr().out
-    assert main([*argv, "--gates", "examples.fee_gates:nope"]) == 2
+    assert main([*argv, "--gates", "verity.data.examples.fee_gates:nope"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "has no attribute 'nope'" in err
-    stream_argv = ["verify-stream", str(ROOT / "examples"), str(tmp_path / "n.jsonl")]
+    stream_argv = ["verify-stream", str(EXAMPLES), str(tmp_path / "n.jsonl")]
     (tmp_path / "n.jsonl").write_text(json.dumps(_narration(NO_FEE)) + "\n", "utf-8")
-    assert main([*stream_argv, "--profile", "paper", "--gates", "examples.fee_gates:fees"]) == 0
+    assert (
+        main([*stream_argv, "--profile", "paper", "--gates", "verity.data.examples.fee_gates:fees"])
+        == 0
+    )
     line = json.loads(capsys.readouterr().out)
     assert line["report"]["profile"] == "paper+fee"
 
@@ -249,6 +252,6 @@ def test_the_cli_takes_gates(
 def test_spawned_stream_workers_run_the_custom_gates() -> None:
     raw = json.dumps(_narration(NO_FEE)).encode()
     lines = [raw] * 3
-    one = list(verify_stream(lines, ROOT / "examples", fees))
-    two = list(verify_stream(lines, ROOT / "examples", fees, 2, start_method="spawn"))
+    one = list(verify_stream(lines, EXAMPLES, fees))
+    two = list(verify_stream(lines, EXAMPLES, fees, 2, start_method="spawn"))
     assert one == two and '"fee.amount_missing"' in one[0]

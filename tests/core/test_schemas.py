@@ -7,7 +7,7 @@ import json
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.helpers import GOLDEN, GRAPHS, ROOT, load_json
+from tests.helpers import EXAMPLES, GOLDEN, GRAPHS, ROOT, load_json
 from verity.schemas_gen import SCHEMA_DIR, render_schemas
 
 
@@ -30,7 +30,7 @@ def test_schema_is_valid_draft_2020_12(name: str) -> None:
 
 def test_graph_fixtures_and_rules_validate() -> None:
     graph_schema = Draft202012Validator(load_json(SCHEMA_DIR / "evidence_graph.schema.json"))
-    for path in [*GRAPHS.glob("*.json"), ROOT / "examples" / "graph.json"]:
+    for path in [*GRAPHS.glob("*.json"), EXAMPLES / "graph.json"]:
         graph_schema.validate(load_json(path))
     rules_schema = Draft202012Validator(load_json(SCHEMA_DIR / "rules.schema.json"))
     for path in (ROOT / "verity" / "data" / "rules").glob("*.json"):
@@ -39,7 +39,7 @@ def test_graph_fixtures_and_rules_validate() -> None:
 
 def test_example_narration_validates_against_narration_schema() -> None:
     schema = Draft202012Validator(load_json(SCHEMA_DIR / "narration.schema.json"))
-    schema.validate(load_json(ROOT / "examples" / "narration.json"))
+    schema.validate(load_json(EXAMPLES / "narration.json"))
     for path in (GOLDEN / "narrations").glob("*.json"):
         narration = load_json(path)["narration"]
         if all(isinstance(c, dict) and len(c) == 6 for c in narration["claims"]):

@@ -20,13 +20,13 @@ from typing import Any
 import pytest
 
 import verity
-from examples.fee_gates import fees
-from tests.helpers import ROOT
+from tests.helpers import EXAMPLES, ROOT
 from verity.core.gates import gates_for
+from verity.data.examples.fee_gates import fees
 from verity.stream import verify_stream
 
-GRAPH = ROOT / "examples" / "graph.json"
-NARRATION = (ROOT / "examples" / "narration.json").read_text("utf-8")
+GRAPH = EXAMPLES / "graph.json"
+NARRATION = (EXAMPLES / "narration.json").read_text("utf-8")
 PASSAGES = [
     verity.Passage("p1", "The tenant shall not sublet the flat without written consent."),
     verity.Passage("p2", "Rent is due on the first day of each month."),
@@ -85,8 +85,8 @@ def test_a_custom_profile_pickles_by_reference() -> None:
 
 def test_spawned_workers_verify_as_this_process_does() -> None:
     lines = [NARRATION.replace("\n", " ").encode()] * 5
-    one = list(verify_stream(lines, ROOT / "examples", "strict"))
-    two = list(verify_stream(lines, ROOT / "examples", "strict", 2, start_method="spawn"))
+    one = list(verify_stream(lines, EXAMPLES, "strict"))
+    two = list(verify_stream(lines, EXAMPLES, "strict", 2, start_method="spawn"))
     assert one == two and json.loads(one[0])["report"]["summary"]["claims"] == 5
 
 
@@ -96,7 +96,7 @@ def test_a_profile_that_cannot_be_pickled_is_refused_before_any_worker() -> None
         [verity.CustomGate("local", lambda claim, graph: iter(()), {"local.bad": "never"})],
     )
     with pytest.raises(verity.InputError, match="cannot be sent to worker processes"):
-        list(verify_stream([b"{}"], ROOT / "examples", unpicklable, 2, start_method="spawn"))
+        list(verify_stream([b"{}"], EXAMPLES, unpicklable, 2, start_method="spawn"))
 
 
 def test_a_worker_that_cannot_start_fails_the_stream_instead_of_hanging(tmp_path: Path) -> None:
@@ -123,7 +123,7 @@ def test_a_worker_that_cannot_start_fails_the_stream_instead_of_hanging(tmp_path
                 )
                 profile = verity.extend("paper", [module.here])
                 try:
-                    list(verify_stream([b"{{}}"] * 3, {str(ROOT / "examples")!r}, profile, 2,
+                    list(verify_stream([b"{{}}"] * 3, {str(EXAMPLES)!r}, profile, 2,
                                        start_method="spawn"))
                 except verity.InputError as exc:
                     print("INPUT ERROR:", exc)

@@ -102,6 +102,7 @@ SCHEMA_CODES: dict[str, str] = {
     "schema.empty": "an id, type or list item is an empty string",
     "schema.empty_text": "the claim text is empty or blank",
     "schema.too_long": "a text, id or list exceeds its size limit",
+    "schema.duplicate_id": "the claim's id is the id of an earlier claim of the narration",
 }
 
 
@@ -229,6 +230,28 @@ def _parse_claim(obj: Any, index: int) -> ParsedClaim:
     return ParsedClaim(index, claim.id, claim.type, claim.text, claim, ())
 
 
+def _unique_ids(claims: tuple[ParsedClaim, ...]) -> tuple[ParsedClaim, ...]:
+    """The claims, each whose id an earlier claim already has rejected with
+    ``schema.duplicate_id`` naming both (``actual``: the two claims' positions). A claim
+    without a usable id goes by ``#INDEX``, which is unique unless a claim takes it."""
+    first: dict[str, int] = {}
+    out: list[ParsedClaim] = []
+    for parsed in claims:
+        earlier = first.setdefault(parsed.id, parsed.index)
+        if earlier == parsed.index:
+            out.append(parsed)
+            continue
+        err = _schema_error(
+            "duplicate_id",
+            f"claims[{parsed.index}].id",
+            f"{parsed.id!r} is already the id of claims[{earlier}]; each claim needs its own id",
+            "an id no other claim has",
+            [f"claims[{earlier}]", f"claims[{parsed.index}]"],
+        )
+        out.append(parsed._replace(claim=None, errors=(*parsed.errors, err)))
+    return tuple(out)
+
+
 _NARRATION_KEYS = ("format", "graph_id", "claims")
 
 
@@ -242,7 +265,7 @@ def parse_narration(source: Narration | Mapping[str, Any]) -> ParsedNarration:
         items = tuple(
             _parse_claim(c.model_dump(mode="python"), i) for i, c in enumerate(source.claims)
         )
-        return ParsedNarration(source.graph_id, items)
+        return ParsedNarration(source.graph_id, _unique_ids(items))
     if not isinstance(source, Mapping):
         raise InputError(f"a narration must be a JSON object, not {_type_name(source)}")
     unknown = [k for k in source if k not in _NARRATION_KEYS]
@@ -264,4 +287,5 @@ def parse_narration(source: Narration | Mapping[str, Any]) -> ParsedNarration:
             if claims is None
             else f"narration claims must be an array, not {_type_name(claims)}"
         )
-    return ParsedNarration(graph_id, tuple(_parse_claim(obj, i) for i, obj in enumerate(claims)))
+    parsed = tuple(_parse_claim(obj, i) for i, obj in enumerate(claims))
+    return ParsedNarration(graph_id, _unique_ids(parsed))

@@ -47,8 +47,19 @@ class _Reject(Exception):
         self.status, self.code, self.message = status, code, message
 
 
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message[:500]}}, status_code=status)
+def _error(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    body = {"error": {"code": code, "message": message[:500]}}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _allowed(exc: Exception) -> str:
+    """The ``Allow`` header of a 405: the route's methods, sorted (Starlette's set has no
+    order)."""
+    headers = getattr(exc, "headers", None) or {}
+    methods = {m.strip() for m in str(headers.get("Allow", "")).split(",") if m.strip()}
+    return ", ".join(sorted(methods))
 
 
 def service_version() -> str:
@@ -185,7 +196,9 @@ def create_app(
         if status == 404:
             return _error(404, code, f"no such path: {request.url.path[:200]}")
         if status == 405:
-            return _error(405, code, f"{request.method} is not allowed on {request.url.path}")
+            allow = _allowed(exc)
+            message = f"{request.method} is not allowed on {request.url.path}; use {allow}"
+            return _error(405, code, message, {"Allow": allow})
         return _error(status, code, str(getattr(exc, "detail", "")) or "HTTP error")
 
     async def server_error(request: Request, exc: Exception) -> Response:

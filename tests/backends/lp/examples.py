@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import EXAMPLES
 from verity import EvidenceGraph
 from verity.backends.pulp import graph_from_file, read_model, solve_problem
 
-EXAMPLES = ROOT / "examples"
 #: example name -> (model file, labels file)
 MODELS = {
     "production_plan": (EXAMPLES / "production_plan.lp", EXAMPLES / "production_plan.labels.json"),

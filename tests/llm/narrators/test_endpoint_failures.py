@@ -10,16 +10,16 @@ from typing import Any
 import pytest
 
 from tests.endpoint import free_port, serve
-from tests.helpers import ROOT
+from tests.helpers import EXAMPLES
 from verity import InputError
 from verity.cli.main import EXIT_INPUT, EXIT_UNREACHABLE, main
 from verity.llm.narrators.openai_chat import OpenAIChatNarrator
 
-GRAPH = ROOT / "examples" / "graph.json"
+GRAPH = EXAMPLES / "graph.json"
 
 
 def _passing_claims() -> str:
-    narration = json.loads((ROOT / "examples" / "narration.json").read_text("utf-8"))
+    narration = json.loads((EXAMPLES / "narration.json").read_text("utf-8"))
     return json.dumps({"claims": narration["claims"][:2]})  # c1 and c2 pass strict
 
 

@@ -221,7 +221,12 @@ def _sqlite_path(url: str) -> Path:
 def _open_sqlite(url: str) -> sqlite3.Connection:
     path = _sqlite_path(url)
     if not path.exists():
-        raise SqlBackendError(f"SQLite database {path} does not exist", code="connect")
+        where = "" if path.is_absolute() else f" in the current directory {Path.cwd()}"
+        raise SqlBackendError(
+            f"SQLite database {path} does not exist{where} (sqlite:///PATH is relative to "
+            "the current directory, sqlite:////PATH absolute)",
+            code="connect",
+        )
     if not path.is_file():
         raise SqlBackendError(f"SQLite database {path} is not a file", code="connect")
     uri = path.resolve().as_uri() + "?mode=ro"

@@ -60,6 +60,11 @@ COMMANDS: tuple[Command, ...] = (
         "check each sentence of a free-text answer against passages or an evidence graph",
     ),
     Command(
+        "examples",
+        "examples",
+        "copy the example files (graph, narration, gates, SQL spec, models) to DIR/examples/",
+    ),
+    Command(
         "agreement",
         "agreement",
         "rater agreement from a CSV of item,rater,label: raw, Cohen's and Fleiss' kappa",

@@ -1,7 +1,8 @@
 """`verity graph-from-sql`: build an evidence graph from declarative SQL queries.
 
-``--db`` takes ``sqlite:///path`` (``sqlite:////abs/path`` for an absolute path)
-or ``postgresql://user:password@host:port/dbname``; the database is opened
+``--db`` takes ``sqlite:///relative/path.db`` (relative to the current directory),
+``sqlite:////abs/path.db`` (absolute: four slashes) or
+``postgresql://user:password@host:port/dbname``; the database is opened
 read-only. ``--spec`` is a ``verity.sql_spec/1`` JSON file. Each defaults to the
 embedded sample: no ``--db`` runs on the sample sales database (materialized
 in a temporary directory and removed afterwards), no ``--spec`` uses the sample
@@ -35,12 +36,22 @@ from verity.errors import InputError
 from verity.files import write_file
 from verity.jsonio import dumps
 
+#: The ``--help`` epilog: how a SQLite URL names its file.
+SQLITE_URLS = """SQLite URLs:
+  --db sqlite:///sales.db            sales.db in the current directory
+  --db sqlite:///data/sales.db       data/sales.db, relative to the current directory
+  --db sqlite:////srv/db/sales.db    /srv/db/sales.db (absolute: four slashes)"""
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = SQLITE_URLS
     parser.add_argument(
         "--db",
         metavar="URL",
-        help="sqlite:///path or postgresql://... (default: the embedded sample database)",
+        help="sqlite:///relative/path.db (relative to the current directory), "
+        "sqlite:////abs/path.db (absolute: four slashes) or postgresql://... "
+        "(default: the embedded sample database)",
     )
     parser.add_argument(
         "--spec", metavar="FILE", help="query spec JSON file (default: the sample spec)"

@@ -15,6 +15,7 @@ from verity.core.gates import PROFILES
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.verify import verify
 from verity.errors import InputError
+from verity.formats import GRAPH_FORMAT, NARRATION_FORMAT
 from verity.jsonio import MAX_INPUT_BYTES, loads, read_json
 
 __all__ = ["add_arguments", "read_graph_arg", "read_json_arg", "run"]
@@ -44,6 +45,39 @@ def read_graph_arg(arg: str) -> EvidenceGraph:
     return load_graph(read_json_arg(arg, "graph") if arg == "-" else arg)
 
 
+def _is_narration(doc: Any) -> bool:
+    """A narration by its ``format`` (which a narration may leave out: then by its claims)."""
+    if not isinstance(doc, dict):
+        return False
+    return doc.get("format", NARRATION_FORMAT if "claims" in doc else None) == NARRATION_FORMAT
+
+
+def swapped_hint(graph_arg: str, graph_doc: Any, narration_arg: str, narration_doc: Any) -> str:
+    """The one-line hint when GRAPH holds a narration and NARRATION an evidence graph (by
+    the ``format`` fields of both); "" otherwise."""
+    narration_is_graph = isinstance(narration_doc, dict) and (
+        narration_doc.get("format") == GRAPH_FORMAT
+    )
+    if not (_is_narration(graph_doc) and narration_is_graph):
+        return ""
+    return (
+        f"the files look swapped: {graph_arg} is a narration and {narration_arg} an evidence "
+        f"graph; the graph comes first: verity verify {narration_arg} {graph_arg}"
+    )
+
+
+def _swapped(args: argparse.Namespace, graph_doc: Any) -> str:
+    """:func:`swapped_hint` for a graph that did not load ("" when a file cannot be read:
+    the graph's own error stands)."""
+    try:
+        if graph_doc is None:
+            graph_doc = read_json_arg(args.graph, "graph file")
+        narration_doc = read_json_arg(args.narration, "narration file")
+    except InputError:
+        return ""
+    return swapped_hint(args.graph, graph_doc, args.narration, narration_doc)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("graph", metavar="GRAPH", help="evidence graph JSON file (- for stdin)")
     parser.add_argument("narration", metavar="NARRATION", help="narration JSON file (- for stdin)")
@@ -58,7 +92,14 @@ def run(args: argparse.Namespace) -> int:
     if args.graph == "-" and args.narration == "-":
         raise InputError("only one of GRAPH and NARRATION can be - (standard input)")
     profile = chosen_profile(args)
-    graph = read_graph_arg(args.graph)
+    graph_doc = read_json_arg(args.graph, "graph") if args.graph == "-" else None
+    try:
+        graph = load_graph(args.graph if graph_doc is None else graph_doc)
+    except InputError:
+        hint = _swapped(args, graph_doc)
+        if hint:
+            raise InputError(hint) from None
+        raise
     narration = read_json_arg(args.narration, "narration file")
     report = verify(graph, narration, profile=profile, on_fail="filter")
     if args.json:
