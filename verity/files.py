@@ -139,12 +139,12 @@ def _moving(tmp: Path, shown: Path, what: str) -> Iterator[None]:
 
 @contextlib.contextmanager
 def staged_file(path: Path) -> Iterator[Path]:
-    """Yield an empty file beside ``path``; when the block ends normally it replaces
-    ``path`` whole; when it raises, it is removed and ``path`` is left as it was."""
+    """Yield an empty file beside ``path`` (whose directory must exist); when the block
+    ends normally it replaces ``path`` whole; when it raises, it is removed and ``path``
+    is left as it was."""
     target = _absolute(path)
     if target.is_dir():
         raise InputError(f"cannot write {path}: it is a directory")
-    make_dir(target.parent)
     tmp = _sibling(target)
     try:
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))

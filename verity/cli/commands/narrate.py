@@ -37,7 +37,7 @@ from verity.cli.commands._output import (
 )
 from verity.core.gates import PROFILES
 from verity.errors import InputError
-from verity.files import staged_file
+from verity.files import make_dir, staged_file
 from verity.llm.narrators import Narrator, narrator_from_spec
 from verity.llm.narrators.base import Attempt
 from verity.llm.prompts import MAX_PROMPT_NODES, VARIANTS
@@ -206,6 +206,8 @@ def _narrate(args: argparse.Namespace, record: Path | None) -> int:
     profile = chosen_profile(args)
     narrator = build_narrator(args)
     graph = read_graph_arg(args.graph)
+    if record is not None:
+        make_dir(record.parent)
     staged = staged_file(record) if record is not None else contextlib.nullcontext(None)
     with staged as recording:
         result = narrate(
