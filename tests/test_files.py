@@ -103,3 +103,14 @@ def test_a_held_signal_arrives_after_the_block() -> None:
         done.append("after")  # never: the held signal is delivered as the block ends
     assert done == ["moved"]
     assert stopped.value.exit_status == 143 and stopped.value.name == "SIGTERM"
+
+
+def test_a_file_written_into_a_staged_dir_is_written_in_place(tmp_path: Path) -> None:
+    """The directory moves whole, so its files need no staging of their own (and a
+    signal can never land one of them and call that a finished run)."""
+    with staged_dir(tmp_path / "out") as staging:
+        (staging / "a.json").write_text("", encoding="utf-8")
+        inode = (staging / "a.json").stat().st_ino
+        write_file(staging / "a.json", "{}")
+        assert (staging / "a.json").stat().st_ino == inode  # the same file, not a new one
+    assert (tmp_path / "out" / "a.json").read_text(encoding="utf-8") == "{}"

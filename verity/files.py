@@ -48,17 +48,19 @@ def make_dir(path: Path) -> None:
 
 def write_file(path: Path, text: str) -> Path:
     """Write ``text`` as UTF-8 to ``path`` whole (:func:`staged_file`), with a one-line
-    error; a path that exists and is not a regular file (``/dev/stdout``) is written in
-    place. Returns ``path``."""
-    if path.exists() and not path.is_file():
-        try:
-            path.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    error; a path that exists and is not a regular file (``/dev/stdout``), or that lies
+    in a staging directory of :func:`staged_dir`, is written in place. Returns ``path``."""
+    if (path.exists() and not path.is_file()) or _in_staging(path):
+        _write(path, text)
         return path
     with staged_file(path) as tmp:
         _write(tmp, text)
     return path
+
+
+def _in_staging(path: Path) -> bool:
+    """True when ``path`` lies in a staging sibling, which moves into place whole."""
+    return any(p.name.startswith(".") and PARTIAL in p.name for p in path.parents)
 
 
 def _write(path: Path, text: str) -> None:
