@@ -90,8 +90,8 @@ def test_version_loads_the_parser_and_nothing_else() -> None:
     assert found["status"] == 0 and found["heavy"] == []
     assert found["verity"] == [
         "verity", "verity.cli", "verity.cli.commands", "verity.cli.commands._output",
-        "verity.cli.main", "verity.errors", "verity.extras", "verity.files", "verity.jsonio",
-        "verity.text", "verity.text.display",
+        "verity.cli.main", "verity.errors", "verity.extras", "verity.files",
+        "verity.interrupts", "verity.jsonio", "verity.text", "verity.text.display",
     ]  # fmt: skip
     assert _probe(["--version"], _COUNT_TABLES)["computed"] == 0
 
@@ -100,7 +100,9 @@ def test_check_answer_over_passages_loads_the_text_layer_only(files: tuple[str, 
     found = _probe(["check-answer", files[0], files[1]])
     assert found["status"] == 0 and found["heavy"] == []
     parts = {m.split(".")[1] for m in found["verity"] if "." in m}
-    assert parts == {"answer", "cli", "errors", "extras", "files", "formats", "jsonio", "text"}
+    assert parts == {
+        "answer", "cli", "errors", "extras", "files", "formats", "interrupts", "jsonio", "text",
+    }  # fmt: skip
     if _same_unicode():  # the stored tables, not a walk over every code point
         assert _probe(["check-answer", files[0], files[1]], _COUNT_TABLES)["computed"] == 0
 

@@ -14,6 +14,10 @@ verifies under ``strict``, runs one repair pass, and writes into the output dire
 - ``report.json``: its report, which ``verity verify graph.json narration.json``
   reproduces.
 
+The four are written into a hidden sibling of the directory and moved into it only
+when the run is complete (:func:`verity.files.staged_dir`), so an interrupted demo
+leaves the previous run's four files as they were.
+
 Telling the story for a person is the command line's job (:mod:`verity.cli.render`).
 """
 
@@ -27,7 +31,7 @@ from verity.core.graph import EvidenceGraph
 from verity.core.profiles import Profile
 from verity.core.verify import verify
 from verity.errors import InputError
-from verity.files import make_dir, write_file
+from verity.files import staged_dir, write_file
 from verity.formats import NARRATION_FORMAT
 from verity.jsonio import dumps
 from verity.llm.narrators.base import Narrator
@@ -48,6 +52,13 @@ __all__ = [
 DEMO_PROFILE = 7
 DEMO_GOAL = "max_value"
 DEMO_VARIANT = "choice"
+#: The demo's files in its output directory, by role.
+_DEMO_FILES = {
+    "graph": "graph.json",
+    "attempts": "attempts.jsonl",
+    "narration": "narration.json",
+    "report": "report.json",
+}
 
 
 def narrate(
@@ -113,22 +124,21 @@ def run_demo(
     if variant not in VARIANTS:
         raise InputError(f"variant must be one of {', '.join(VARIANTS)}, not {variant!r}")
     out = Path(out_dir)
-    make_dir(out)
     inner = narrator if narrator is not None else _local()
     graph = demo_graph(profile, goal)
-    files = {
-        "graph": write_file(out / "graph.json", dumps(graph)),
-        "attempts": write_file(out / "attempts.jsonl", ""),
-    }
-    result = narrate(graph, inner, variant, "strict", repairs, record=files["attempts"])
-    final = result.passes[-1]
-    narration = {
-        "format": NARRATION_FORMAT,
-        "graph_id": result.graph_id,
-        "claims": list(final.claims),
-    }
-    files["narration"] = write_file(out / "narration.json", dumps(narration))
-    files["report"] = write_file(out / "report.json", dumps(result.final.to_dict()))
+    with staged_dir(out) as staging:
+        write_file(staging / _DEMO_FILES["graph"], dumps(graph))
+        record = staging / _DEMO_FILES["attempts"]
+        result = narrate(graph, inner, variant, "strict", repairs, record=record)
+        final = result.passes[-1]
+        narration = {
+            "format": NARRATION_FORMAT,
+            "graph_id": result.graph_id,
+            "claims": list(final.claims),
+        }
+        write_file(staging / _DEMO_FILES["narration"], dumps(narration))
+        write_file(staging / _DEMO_FILES["report"], dumps(result.final.to_dict()))
+    files = {key: out / name for key, name in _DEMO_FILES.items()}
     paper = verify(graph, narration, "paper")
     strict_ids = {c.id for c in result.final.shipped}
     paper_only = tuple(c.id for c in paper.shipped if c.id not in strict_ids)

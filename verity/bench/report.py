@@ -44,6 +44,7 @@ from verity.bench.stats import (
     pass_label,
 )
 from verity.errors import InputError
+from verity.files import staged_dir
 from verity.formats import BENCH_SUMMARY_FORMAT, BENCH_TIMING_FORMAT
 from verity.jsonio import dumps
 
@@ -780,7 +781,8 @@ def build_report(
     resamples: int = DEFAULT_RESAMPLES,
     figures: bool = True,
 ) -> ReportFiles:
-    """Read the results JSONL and write the report files into ``out_dir``.
+    """Read the results JSONL and write the report files into ``out_dir``: into a hidden
+    sibling first, moved in together when all are written (:func:`verity.files.staged_dir`).
 
     The bootstrap seed is the run seed the records carry (the smallest, if several).
     """
@@ -792,14 +794,14 @@ def build_report(
     analysis = analyze(records, seed=seeds[0] if seeds else 0, resamples=resamples)
     summary = summary_dict(analysis, seeds)
     out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "summary.json").write_text(_dump(summary), "utf-8")
-        (out / "timing.json").write_text(_dump(timing_dict(records)), "utf-8")
-        pngs = write_figures(summary, out) if figures else []
-        (out / "report.md").write_text(render_markdown(summary, pngs), "utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
+    with staged_dir(out) as staging:
+        try:
+            (staging / "summary.json").write_text(_dump(summary), "utf-8")
+            (staging / "timing.json").write_text(_dump(timing_dict(records)), "utf-8")
+            pngs = write_figures(summary, staging) if figures else []
+            (staging / "report.md").write_text(render_markdown(summary, pngs), "utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
     files = ("report.md", "summary.json", "timing.json", *pngs)
     return ReportFiles(
         out, files, analysis.instances, len(analysis.incomplete), loaded.partial_tail

@@ -4,7 +4,10 @@ An instance (narrator x variant x graph) is the unit of work. Its first pass is 
 once and verified under every profile; then the repair loop runs once per profile, from
 that shared first pass (a wrapper hands the repair loop the first attempt it already has).
 All records of an instance are written together in one append, flushed and fsync'd, as
-soon as it finishes, so killing the run loses at most the instances in flight.
+soon as it finishes, so killing the run loses at most the instances in flight; the
+report is built into a hidden sibling of the output directory and moved in at the end
+(:func:`verity.bench.report.build_report`), so an interrupted run leaves the report of
+the run before it as it was.
 
 ``--resume`` reads the results file, drops a partial last line and the records of any
 incomplete instance (rewriting the file atomically, and saying what it dropped), and skips
@@ -50,6 +53,7 @@ from verity.core.gates import PROFILES
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.report import Report
 from verity.errors import InputError
+from verity.files import staged_dir, write_file
 from verity.llm.narrators.base import Attempt, Narrator
 from verity.llm.prompts import VARIANTS, Prompt
 
@@ -65,6 +69,8 @@ __all__ = [
     "RunOutcome",
     "build_card_rewards_graphs",
     "card_rewards_graph_names",
+    "check_out_dir",
+    "check_plan",
     "decide_resume",
     "default_graph_dir",
     "find_graphs",
@@ -130,18 +136,36 @@ class BenchPlan:
     concurrency: int = 1
 
     def __post_init__(self) -> None:
-        _check_names("variant", self.variants, VARIANTS)
-        _check_names("profile", self.profiles, PROFILES)
-        if not self.narrators:
-            raise InputError("no narrators to run")
-        if len(set(self.narrators)) != len(self.narrators):
-            raise InputError("a narrator is named twice")
+        check_plan(self.narrators, self.variants, self.profiles, self.repairs, self.concurrency)
         if not self.graphs:
             raise InputError("no graphs to run")
-        if not 0 <= self.repairs <= MAX_REPAIRS:
-            raise InputError(f"repairs must be between 0 and {MAX_REPAIRS}")
-        if self.concurrency < 1:
-            raise InputError("concurrency must be at least 1")
+
+
+def check_plan(
+    narrators: Sequence[str],
+    variants: Sequence[str],
+    profiles: Sequence[str],
+    repairs: int = 1,
+    concurrency: int = 1,
+) -> None:
+    """Refuse a plan that cannot run, before any graph is found or solved: unknown or
+    repeated variants and profiles, narrator specs that are unknown, repeated or lack
+    their extra (:func:`verity.llm.narrators.check_spec`), repairs or concurrency out of
+    range."""
+    from verity.llm.narrators import check_spec
+
+    _check_names("variant", variants, VARIANTS)
+    _check_names("profile", profiles, PROFILES)
+    if not narrators:
+        raise InputError("no narrators to run")
+    if len(set(narrators)) != len(narrators):
+        raise InputError("a narrator is named twice")
+    for spec in narrators:
+        check_spec(spec)
+    if not 0 <= repairs <= MAX_REPAIRS:
+        raise InputError(f"repairs must be between 0 and {MAX_REPAIRS}")
+    if concurrency < 1:
+        raise InputError("concurrency must be at least 1")
 
 
 def _check_names(what: str, given: Sequence[str], allowed: Sequence[str]) -> None:
@@ -179,15 +203,13 @@ def build_card_rewards_graphs(
     """Solve the first ``limit`` card-rewards graphs (name order) into ``out_dir``.
 
     The files are what ``verity optimize --all`` writes (and what a checkout holds); a
-    file already holding the same bytes is left alone. Returns ``out_dir``.
+    file already holding the same bytes is left alone. They are solved into a hidden
+    sibling of ``out_dir`` and moved in when all are written
+    (:func:`verity.files.staged_dir`). Returns ``out_dir``.
     """
     from verity.backends.card_rewards import solved_graphs
 
     out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create graph directory {out}: {exc.strerror or exc}") from None
     wanted = card_rewards_graph_names()
     chosen = set(wanted if limit is None else wanted[:limit])
     if log is not None:
@@ -197,14 +219,19 @@ def build_card_rewards_graphs(
             file=log,
             flush=True,
         )
-    for name, text in solved_graphs(names=chosen):
-        path = out / name
-        try:
-            if not path.is_file() or path.read_text("utf-8") != text:
-                path.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    with staged_dir(out) as staging:
+        for name, text in solved_graphs(names=chosen):
+            if not _holds(out / name, text):
+                write_file(staging / name, text)
     return out
+
+
+def _holds(path: Path, text: str) -> bool:
+    """True when ``path`` is a file holding ``text``."""
+    try:
+        return path.is_file() and path.read_text("utf-8") == text
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def find_graphs(
@@ -547,13 +574,18 @@ class _Unit:
 
 
 def _check_settings(
-    done: Mapping[InstanceKey, list[BenchRecord]], plan: BenchPlan, keys: set[InstanceKey]
+    done: Mapping[InstanceKey, list[BenchRecord]],
+    settings: tuple[Sequence[str], int, int],
+    keys: set[InstanceKey] | None = None,
 ) -> None:
+    """Refuse to resume records (of ``keys``; None: all) made with other profiles,
+    repairs or seed than ``settings``."""
+    profiles, repairs, seed = settings
     for key, group in done.items():
-        if key not in keys:
+        if keys is not None and key not in keys:
             continue
         r = group[0]
-        if (list(r.profiles), r.repairs, r.seed) != (list(plan.profiles), plan.repairs, plan.seed):
+        if (list(r.profiles), r.repairs, r.seed) != (list(profiles), repairs, seed):
             raise InputError(
                 f"the results file was made with profiles {','.join(r.profiles)}, repairs "
                 f"{r.repairs}, seed {r.seed}; resume with the same settings or use another --out"
@@ -582,6 +614,25 @@ def _run_units(
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 on_done(fut.result())
+
+
+def check_out_dir(
+    out_dir: str | Path,
+    *,
+    resume: bool,
+    profiles: Sequence[str],
+    repairs: int,
+    seed: int,
+) -> None:
+    """Refuse an output directory a run cannot use, writing nothing: a file of that
+    name, results there without ``resume``, or results made with other profiles,
+    repairs or seed."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"output directory {out} is a file")
+    results = out / RESULTS_FILE
+    decision = decide_resume(_read_results(results), results, resume=resume)
+    _check_settings(decision.complete, (profiles, repairs, seed))
 
 
 def _make_out_dir(out_dir: str | Path) -> Path:
@@ -707,7 +758,7 @@ def run_bench(
     graphs = _load_graphs(plan.graphs)
     built, names = _build_narrators(plan, narrators, openai_options)
     units = _plan_units(plan, graphs, names)
-    _check_settings(done, plan, {u.key for u in units})
+    _check_settings(done, (plan.profiles, plan.repairs, plan.seed), {u.key for u in units})
     todo = [u for u in units if u.key not in done]
     if log is not None:
         print(

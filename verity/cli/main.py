@@ -2,7 +2,8 @@
 
 Exit status: 0 every claim verified; 1 some claims removed, at least one shipped;
 3 nothing shipped (the refusal); 2 unusable input (one line on stderr, no traceback);
-4 the narrator could not be reached (``narrate``, ``demo``).
+4 the narrator could not be reached (``narrate``, ``demo``); 128 + the signal's number
+(130, 143) stopped by SIGINT or SIGTERM (:mod:`verity.interrupts`).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Verify LLM narrations against evidence graphs.",
         epilog="exit status: 0 every claim verified, 1 some removed (at least one shipped), "
         "2 unusable input, 3 nothing shipped (the refusal), 4 the narrator could not be "
-        "reached",
+        "reached, 130/143 stopped by SIGINT/SIGTERM (one line on stderr)",
     )
     parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verity.files import write_file
+from verity.interrupts import Stopped, stopped_by_signals
 from verity.jsonio import dumps
 from verity.text.display import one_line
 
@@ -23,6 +25,7 @@ __all__ = [
     "exit_code",
     "print_json",
     "render_report",
+    "until_stopped",
     "write_or_print",
 ]
 
@@ -39,6 +42,19 @@ EXIT_REFUSED = 3
 EXIT_UNREACHABLE = 4
 #: Attempt error codes that mean the narrator could not be reached.
 UNREACHABLE_CODES = frozenset({"api.connection", "api.timeout"})
+
+
+def until_stopped(command: str, unchanged: str, body: Callable[[], int]) -> int:
+    """Run ``body`` (a command that writes files) so that SIGINT or SIGTERM stops it with
+    one line on stderr saying what was kept (``unchanged``) and the exit status
+    128 + the signal's number."""
+    try:
+        with stopped_by_signals():
+            return body()
+    except Stopped as stop:
+        kept = f"{stop.landed} was already written in full" if stop.landed else unchanged
+        print(f"verity {command}: interrupted ({stop.name}); {kept}", file=sys.stderr)
+        return stop.exit_status
 
 
 def exit_code(claims: int, passed: int) -> int:

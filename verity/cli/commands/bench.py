@@ -4,6 +4,13 @@ Needs numpy (the ``bench`` extra); matplotlib draws the figures when it is insta
 A run of a real model (``local`` or ``openai:``) over more than :data:`CONFIRM_ABOVE`
 instances asks for ``--yes`` or a smaller plan (``--limit``) first: the default plan is
 3 variants x 150 graphs, hours on a CPU.
+
+Every input is checked before anything is solved or written (:func:`_check_inputs`).
+Each finished instance is appended whole (flushed and fsync'd) to ``OUT/results.jsonl``;
+the report and figures are written into a hidden sibling of OUT and moved in together
+at the end. So SIGINT or SIGTERM (one line, exit status 130 or 143) leaves the previous
+run's bytes of the results file as they were, followed only by whole instances, and
+the previous report as it was; ``--resume`` continues from there.
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from verity.bench import DEFAULT_RESAMPLES, RESULTS_FILE
 from verity.cli.commands._options import (
@@ -21,6 +28,7 @@ from verity.cli.commands._options import (
     openai_options,
 )
 from verity.cli.commands._options import stderr_notes as _notes
+from verity.cli.commands._output import until_stopped
 from verity.core.gates import PROFILES
 from verity.errors import InputError
 from verity.extras import install_hint, require_extra
@@ -96,12 +104,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out",
         default="bench_results",
         metavar="DIR",
-        help=f"output directory: {RESULTS_FILE}, report, figures (default: bench_results)",
+        help=f"output directory: {RESULTS_FILE} (each finished instance appended whole), "
+        "report and figures (moved in together at the end); an interrupted run keeps the "
+        "report before it and every instance that finished (default: bench_results)",
     )
     parser.add_argument(
         "--resume",
         action="store_true",
-        help="continue the run in --out, skipping finished instances",
+        help="continue the run in --out (also one that was interrupted), skipping "
+        "finished instances; the profiles, repairs and seed must be the run's",
     )
     parser.add_argument(
         "--concurrency",
@@ -212,7 +223,19 @@ def run(args: argparse.Namespace) -> int:
         return _report_only(args)
     if args.rescore:
         return _rescore(args)
-    from verity.bench.runner import BenchPlan, find_graphs, run_bench
+    kept = (
+        f"{Path(args.out) / RESULTS_FILE} holds every instance that finished, the report "
+        "is the one before; --resume continues"
+    )
+    return until_stopped("bench", kept, lambda: _bench(args))
+
+
+def _check_inputs(args: argparse.Namespace) -> dict[str, Any]:
+    """Refuse a run that cannot go, before anything is solved or written: options for a
+    narrator that is not planned, the plan (narrators and their extras, variants,
+    profiles), the graphs, the size of the plan, the output directory. Returns the
+    openai options."""
+    from verity.bench.runner import check_out_dir, check_plan
 
     options = openai_options(args)
     if options and not any(s.startswith("openai:") for s in args.narrators):
@@ -220,8 +243,19 @@ def run(args: argparse.Namespace) -> int:
             "--base-url, --api-key-env, --response-format, --timeout, --retries "
             "and --max-tokens need an openai narrator"
         )
-    options["notify"] = _notes  # make_narrator hands openai options to openai narrators only
+    check_plan(args.narrators, args.variants, args.profiles, args.repairs, args.concurrency)
     _confirm(args, _graph_count(args))
+    check_out_dir(
+        args.out, resume=args.resume, profiles=args.profiles, repairs=args.repairs, seed=args.seed
+    )
+    options["notify"] = _notes  # make_narrator hands openai options to openai narrators only
+    return options
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from verity.bench.runner import BenchPlan, find_graphs, run_bench
+
+    options = _check_inputs(args)
     graphs = find_graphs(
         args.graphs, args.limit, build_dir=Path(args.out) / "graphs", log=sys.stderr
     )

@@ -6,7 +6,9 @@ refusal); 4 when the narrator could not be reached; 2 when it cannot run (for ex
 without the ``verity-evidence[local]`` extra).
 
 ``--spend-profile N`` picks the card-rewards spending profile (the gates are always
-``strict``).
+``strict``). The files go into ``--out-dir`` only when the run is complete; SIGINT or
+SIGTERM stops it with one line, exit status 130 or 143, and the previous run's files
+as they were (:mod:`verity.files`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from verity.cli.commands._options import (
     add_repairs,
     add_spend_profile,
 )
-from verity.cli.commands._output import exit_code
+from verity.cli.commands._output import exit_code, until_stopped
 from verity.cli.commands.narrate import (
     NARRATOR_HELP,
     build_narrator,
@@ -41,7 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out-dir",
         metavar="DIR",
         default="verity-demo",
-        help="where the files go (default: ./verity-demo)",
+        help="where the files go, once the run is complete; an interrupted run leaves "
+        "the previous ones as they were (default: ./verity-demo)",
     )
     add_spend_profile(parser, help=f"spending profile, 0 to 49 (default: {DEMO_PROFILE})", type=int)
     parser.add_argument(
@@ -75,6 +78,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    return until_stopped("demo", f"{args.out_dir} is unchanged", lambda: _demo(args))
+
+
+def _demo(args: argparse.Namespace) -> int:
     given = args.spend_profile
     narrator = build_narrator(args, seed=False)
     demo = run_demo(

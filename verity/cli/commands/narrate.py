@@ -5,11 +5,16 @@ final narration verified, 1 some removed but at least one shipped, 3 nothing shi
 (the refusal; also when the endpoint answered the first request with an error), 2
 unusable input, 4 the narrator could not be reached (no connection, or no answer within
 ``--timeout``), so there was nothing to verify.
+
+``--record FILE`` holds the attempts of one run: they are written into a hidden sibling
+of FILE and replace it when the run is complete. SIGINT or SIGTERM stops the command
+with one line, exit status 130 or 143, and FILE as it was.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,10 +33,12 @@ from verity.cli.commands._output import (
     exit_code,
     print_json,
     render_report,
+    until_stopped,
 )
 from verity.core.gates import PROFILES
 from verity.errors import InputError
-from verity.llm.narrators import Narrator, RecordingNarrator, narrator_from_spec
+from verity.files import make_dir, staged_file
+from verity.llm.narrators import Narrator, narrator_from_spec
 from verity.llm.narrators.base import Attempt
 from verity.llm.prompts import MAX_PROMPT_NODES, VARIANTS
 from verity.llm.repair import NarrationResult, Pass
@@ -97,31 +104,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--record",
         metavar="FILE",
-        help="append every attempt to this JSONL file (replay with replay:FILE)",
+        help="write every attempt of this run to this JSONL file, replacing it once the "
+        "run is complete (an interrupted run leaves it as it was); replay with replay:FILE",
     )
     add_openai_options(parser.add_argument_group("openai:MODEL narrators"))
 
 
 def build_narrator(args: argparse.Namespace, *, seed: bool = True) -> Narrator:
-    """The narrator the arguments ask for, recording when ``--record`` is given."""
+    """The narrator the arguments ask for."""
     options = openai_options(args)
     if options and not args.narrator.startswith("openai:"):
         flags = ", ".join("--" + k.replace("_", "-") for k in _given_flags(args))
         raise InputError(f"{flags} apply to openai:MODEL narrators only")
     if args.narrator.startswith("openai:"):
         options["notify"] = stderr_notes
-    narrator = narrator_from_spec(
+    return narrator_from_spec(
         args.narrator, seed=getattr(args, "seed", None) if seed else None, **options
     )
-    record = getattr(args, "record", None)
-    if record:
-        path = Path(record)
-        if path.is_dir():
-            raise InputError(
-                f"--record {record}: is a directory; give a file such as {path / 'attempts.jsonl'}"
-            )
-        return RecordingNarrator(narrator, path)
-    return narrator
+
+
+def _record_path(record: str | None) -> Path | None:
+    """The ``--record`` file, refused when it names a directory."""
+    if not record:
+        return None
+    path = Path(record)
+    if path.is_dir():
+        raise InputError(
+            f"--record {record}: is a directory; give a file such as {path / 'attempts.jsonl'}"
+        )
+    return path
 
 
 def _given_flags(args: argparse.Namespace) -> list[str]:
@@ -184,12 +195,30 @@ def json_result(result: NarrationResult) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    record = _record_path(args.record)
+    kept = "nothing was written" if record is None else f"{record} is unchanged"
+    return until_stopped("narrate", kept, lambda: _narrate(args, record))
+
+
+def _narrate(args: argparse.Namespace, record: Path | None) -> int:
     from verity.cli.commands.verify import read_graph_arg
 
     profile = chosen_profile(args)
     narrator = build_narrator(args)
     graph = read_graph_arg(args.graph)
-    result = narrate(graph, narrator, args.variant, profile, args.repairs, max_nodes=args.max_nodes)
+    if record is not None:
+        make_dir(record.parent)
+    staged = staged_file(record) if record is not None else contextlib.nullcontext(None)
+    with staged as recording:
+        result = narrate(
+            graph,
+            narrator,
+            args.variant,
+            profile,
+            args.repairs,
+            max_nodes=args.max_nodes,
+            record=recording,
+        )
     if args.json:
         print_json(json_result(result))
     else:

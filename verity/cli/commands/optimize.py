@@ -2,7 +2,9 @@
 
 ``verity optimize --spend-profile N --goal G [--solver cbc|highs] [--out FILE]`` writes
 one graph (to stdout without ``--out``); ``verity optimize --all --out-dir DIR`` writes
-all profile x goal graphs as ``DIR/pNN-GOAL.json``. ``--profile N`` still works for one
+all profile x goal graphs as ``DIR/pNN-GOAL.json``: they are solved into a hidden sibling
+of DIR and moved into it when every one is written, so SIGINT or SIGTERM (one line, exit
+status 130 or 143) leaves DIR as it was. ``--profile N`` still works for one
 release as a deprecated spelling of ``--spend-profile N`` (with a note on stderr).
 """
 
@@ -25,9 +27,9 @@ from verity.backends.card_rewards import (
     solved_graphs,
 )
 from verity.cli.commands._options import add_spend_profile
-from verity.cli.commands._output import write_or_print
+from verity.cli.commands._output import until_stopped, write_or_print
 from verity.errors import InputError
-from verity.files import make_dir, write_file
+from verity.files import staged_dir, write_file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,7 +43,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--out", metavar="FILE", help="write the graph here (default: stdout)")
     parser.add_argument("--all", action="store_true", help="every profile with every goal")
-    parser.add_argument("--out-dir", metavar="DIR", help="directory for --all")
+    parser.add_argument(
+        "--out-dir",
+        metavar="DIR",
+        help="directory for --all; the graphs move into it once every one is solved",
+    )
 
 
 def _profile(text: str, profiles: tuple[Profile, ...], option: str) -> Profile:
@@ -69,15 +75,22 @@ def _run_all(args: argparse.Namespace, profiles: tuple[Profile, ...], given: Any
     if args.out_dir is None:
         raise InputError("--all needs --out-dir DIR")
     out_dir = Path(args.out_dir)
-    make_dir(out_dir)
+    return until_stopped(
+        "optimize", f"{out_dir} is unchanged", lambda: _write_all(args.solver, profiles, out_dir)
+    )
+
+
+def _write_all(solver: str, profiles: tuple[Profile, ...], out_dir: Path) -> int:
+    """Solve every graph into a hidden sibling of ``out_dir``, then move them in."""
     total = len(profiles) * len(GOALS)
     live = sys.stderr.isatty()
     done = 0
-    for name, text in solved_graphs(args.solver, profiles=profiles):
-        write_file(out_dir / name, text)
-        done += 1
-        if live:
-            print(f"\roptimize: {done}/{total} {name}", end="", file=sys.stderr, flush=True)
+    with staged_dir(out_dir) as staging:
+        for name, text in solved_graphs(solver, profiles=profiles):
+            write_file(staging / name, text)
+            done += 1
+            if live:
+                print(f"\roptimize: {done}/{total} {name}", end="", file=sys.stderr, flush=True)
     print(("\r" if live else "") + f"optimize: wrote {done} graphs to {out_dir}", file=sys.stderr)
     return 0
 

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 from typing import BinaryIO
 
 from verity.cli.commands._options import add_gates, chosen_profile, int_in_range
 from verity.core.gates import PROFILES
 from verity.errors import InputError
+from verity.interrupts import Stopped, stopped_by_signals
 from verity.stream import ENGINES, verify_stream
 
 
@@ -52,37 +51,6 @@ def _lines(handle: BinaryIO) -> Iterator[bytes]:
         yield line.rstrip(b"\r\n")
 
 
-#: The signals that end the command cleanly.
-_STOPPING = (signal.SIGINT, signal.SIGTERM)
-
-
-class _Stopped(BaseException):
-    """SIGINT or SIGTERM arrived (a BaseException, so that no ``except Exception`` of a
-    line being verified in this process keeps the stream going)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _stop(signum: int, frame: FrameType | None) -> None:
-    for stopping in _STOPPING:  # a second signal does not cut the workers' stop short
-        signal.signal(stopping, signal.SIG_IGN)
-    raise _Stopped(signum)
-
-
-@contextlib.contextmanager
-def _stopped_by_signals() -> Iterator[None]:
-    """SIGINT and SIGTERM raise :class:`_Stopped` in the block; their handlers are
-    restored after it."""
-    previous = {stopping: signal.signal(stopping, _stop) for stopping in _STOPPING}
-    try:
-        yield
-    finally:
-        for stopping, handler in previous.items():
-            signal.signal(stopping, handler)
-
-
 def run(args: argparse.Namespace) -> int:
     if args.scheduler is not None and args.engine != "dask":
         raise InputError("--scheduler needs --engine dask")
@@ -109,19 +77,19 @@ def run(args: argparse.Namespace) -> int:
             engine=args.engine,
             scheduler=args.scheduler,
         )
-        with _stopped_by_signals(), contextlib.closing(stream):
+        with stopped_by_signals(), contextlib.closing(stream):
             for line in stream:
-                # counted before it is written: a signal is handled (and _Stopped raised)
+                # counted before it is written: a signal is handled (and Stopped raised)
                 # when a call returns or the loop turns, so never between the two
                 written += 1
                 out.write(line + "\n")
-    except _Stopped as stop:
+    except Stopped as stop:
         out.flush()
-        name = signal.Signals(stop.signum).name
         print(
-            f"verity verify-stream: interrupted ({name}); {written} lines written", file=sys.stderr
+            f"verity verify-stream: interrupted ({stop.name}); {written} lines written",
+            file=sys.stderr,
         )
-        return 128 + stop.signum
+        return stop.exit_status
     finally:
         if handle is not sys.stdin.buffer:
             handle.close()

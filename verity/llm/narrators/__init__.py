@@ -11,9 +11,11 @@ repair loop, and :mod:`verity.bench`) does not load the ``openai`` client.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verity.errors import InputError
+from verity.extras import install_hint, missing_modules, require_extra
 from verity.llm.narrators.base import (
     API_ERROR_CODES,
     PARSE_ERROR_CODES,
@@ -47,6 +49,7 @@ __all__ = [
     "ReplayNarrator",
     "ScriptedNarrator",
     "Usage",
+    "check_spec",
     "narrate_many",
     "narrator_from_spec",
     "parse_output",
@@ -100,11 +103,35 @@ def _options(kind: str, options: dict[str, Any]) -> dict[str, Any]:
     return given
 
 
+def check_spec(spec: str) -> None:
+    """Refuse, without building the narrator (no model is loaded, no file read), a spec
+    that is unknown, a kind whose extra is not installed, a ``scripted`` profile that
+    does not exist or a ``replay`` file that is not there."""
+    kind, _, arg = spec.partition(":")
+    if kind == "local" and not arg:
+        require_extra("local", "the local narrator")
+    elif kind == "openai":
+        if missing_modules(("openai",)):
+            raise InputError(
+                f"openai:MODEL narrators need the openai package (not installed): {install_hint()}"
+            )
+    elif kind == "scripted":
+        ScriptedNarrator(arg or DEFAULT_MIX)
+    elif kind == "replay" and arg:
+        if not Path(arg).is_file():
+            raise InputError(f"replay file {arg} does not exist or is not a file")
+    else:
+        raise InputError(
+            f"unknown narrator {spec!r}; expected local, openai:MODEL, "
+            "scripted[:PROFILE] or replay:FILE"
+        )
+
+
 def narrator_from_spec(spec: str, **options: Any) -> Narrator:
     """A narrator from ``local``, ``openai:MODEL``, ``scripted[:PROFILE]`` or ``replay:FILE``.
 
     Options that are ``None`` are ignored; an option that does not apply to the kind is
-    an :class:`InputError`, as is an unknown spec.
+    an :class:`InputError`, as is an unknown spec (:func:`check_spec`).
     """
     kind, _, arg = spec.partition(":")
     if kind == "local" and not arg:
@@ -120,7 +147,5 @@ def narrator_from_spec(spec: str, **options: Any) -> Narrator:
     if kind == "replay" and arg:
         _options("replay", options)
         return ReplayNarrator(arg)
-    raise InputError(
-        f"unknown narrator {spec!r}; expected local, openai:MODEL, "
-        "scripted[:PROFILE] or replay:FILE"
-    )
+    check_spec(spec)  # raises: the spec is unknown
+    raise AssertionError(spec)  # pragma: no cover
