@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from tests.helpers import ROOT
-from verity.bench.progress import Progress
 from verity.cli.main import EXIT_INPUT, main
+from verity.progress import Progress
 
 EXAMPLES = ROOT / "examples"
 GRAPH = EXAMPLES / "graph.json"

@@ -24,10 +24,11 @@ from verity.backends.card_rewards import (
     solve,
     solved_graphs,
 )
-from verity.cli.commands._options import add_spend_profile
+from verity.cli.commands._options import add_quiet, add_spend_profile
 from verity.cli.commands._output import write_or_print
 from verity.errors import InputError
 from verity.files import make_dir, write_file
+from verity.progress import Progress
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="FILE", help="write the graph here (default: stdout)")
     parser.add_argument("--all", action="store_true", help="every profile with every goal")
     parser.add_argument("--out-dir", metavar="DIR", help="directory for --all")
+    add_quiet(parser)
 
 
 def _profile(text: str, profiles: tuple[Profile, ...], option: str) -> Profile:
@@ -70,15 +72,18 @@ def _run_all(args: argparse.Namespace, profiles: tuple[Profile, ...], given: Any
         raise InputError("--all needs --out-dir DIR")
     out_dir = Path(args.out_dir)
     make_dir(out_dir)
-    total = len(profiles) * len(GOALS)
-    live = sys.stderr.isatty()
+    bar = None if args.quiet else Progress(len(profiles) * len(GOALS), label="optimize solved")
+    if bar is not None:
+        bar.start()
     done = 0
     for name, text in solved_graphs(args.solver, profiles=profiles):
         write_file(out_dir / name, text)
         done += 1
-        if live:
-            print(f"\roptimize: {done}/{total} {name}", end="", file=sys.stderr, flush=True)
-    print(("\r" if live else "") + f"optimize: wrote {done} graphs to {out_dir}", file=sys.stderr)
+        if bar is not None:
+            bar.update()
+    if bar is not None:
+        bar.close()
+    print(f"optimize: wrote {done} graphs to {out_dir}", file=sys.stderr)
     return 0
 
 
