@@ -17,7 +17,9 @@ from verity.bench import DEFAULT_RESAMPLES, RESULTS_FILE
 from verity.cli.commands._options import (
     add_openai_options,
     add_repairs,
+    add_threads,
     int_in_range,
+    local_options,
     openai_options,
 )
 from verity.cli.commands._options import stderr_notes as _notes
@@ -131,6 +133,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_threads(parser.add_argument_group("the local narrator"))
     add_openai_options(parser.add_argument_group("openai:MODEL narrators"))
 
 
@@ -221,6 +224,7 @@ def run(args: argparse.Namespace) -> int:
             "and --max-tokens need an openai narrator"
         )
     options["notify"] = _notes  # make_narrator hands openai options to openai narrators only
+    local = local_options(args, args.narrators)
     _confirm(args, _graph_count(args))
     graphs = find_graphs(
         args.graphs, args.limit, build_dir=Path(args.out) / "graphs", log=sys.stderr
@@ -239,6 +243,7 @@ def run(args: argparse.Namespace) -> int:
         args.out,
         resume=args.resume,
         openai_options=options,
+        local_options=local,
         progress=None if args.quiet else sys.stderr,
         resamples=args.resamples,
         figures=not args.no_figures,
