@@ -264,5 +264,7 @@ def test_default_threads_follow_the_cores() -> None:
     from verity.llm.narrators.local import _MAX_DEFAULT_THREADS, default_threads
 
     assert default_threads(1) == 1
+    assert default_threads(2) == 2
+    assert default_threads(3) == 3
     assert default_threads(0) == 1  # os.cpu_count() may not know
-    assert default_threads(64) == _MAX_DEFAULT_THREADS
+    assert default_threads(64) == _MAX_DEFAULT_THREADS == 4

@@ -196,10 +196,9 @@ def add_threads(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> No
         "--threads",
         type=int_in_range(1),
         metavar="N",
-        help="threads the local narrator's model runs on (default: 1 on any machine; "
-        "the small model gains nothing from a second thread, measured by "
-        "benchmarks/perf/threads.py). OMP_WAIT_POLICY is PASSIVE unless the environment "
-        "sets it",
+        help="threads the local narrator's model runs on, at least 1 (default: the "
+        "machine's cores, at most 4; benchmarks/perf/threads.py); llama.cpp runs with "
+        "OMP_WAIT_POLICY=PASSIVE unless the environment sets it",
     )
 
 

@@ -20,6 +20,11 @@ output. ``reuse_prefix=True`` trades that reproducibility for speed.
 A prompt that does not fit the context window (prompt tokens + ``max_tokens`` > ``n_ctx``)
 is an attempt with ``api_error`` ``local.context_overflow``, not an exception.
 
+Threads: ``n_threads`` (default :func:`default_threads`); the OpenMP wait policy is set
+before llama.cpp loads (:func:`_llama_cpp`). Both are recorded in every attempt's
+``settings``. Steps (the model loading, the prompt evaluation, each claim a menu decoder
+chooses) go to ``on_event`` as :mod:`verity.progress` events.
+
 A menu prompt (extractive) is decoded claim by claim as one continuing reply: the chat
 text, then ``{"claims": [`` and the claims chosen so far; each step's grammar offers
 exactly the menu items the menu allows next (:func:`verity.llm.menu.allowed_items`), so
@@ -81,8 +86,8 @@ _EXTRA = install_hint("local")
 
 #: The OpenMP wait policy set for llama.cpp when the environment does not set one.
 WAIT_POLICY = "PASSIVE"
-#: Most threads :func:`default_threads` chooses (see its measurements).
-_MAX_DEFAULT_THREADS = 1
+#: Most threads :func:`default_threads` chooses.
+_MAX_DEFAULT_THREADS = 4
 
 
 def _llama_cpp() -> Any:
@@ -117,10 +122,12 @@ def wait_policy() -> str:
 
 
 def default_threads(cpu_count: int | None = None) -> int:
-    """Threads the embedded model uses when none are asked for: the cores, at most
-    :data:`_MAX_DEFAULT_THREADS`. SmolLM2-135M is small enough that one thread
-    evaluates a prompt about as fast as two on two cores, and a second thread costs
-    the rest of the machine a core (``benchmarks/perf/threads.py``)."""
+    """Threads the embedded model uses when none are asked for: every core, at most
+    :data:`_MAX_DEFAULT_THREADS`. On two idle cores two threads narrate the demo graph in
+    3.5 s against 5.8 s for one; on two cores shared with other work (load average 5 to
+    6) both take 12 to 14 s (``benchmarks/perf/threads.py``,
+    ``benchmarks/results/threads.json``), so a second thread never cost time there. Past
+    four, a model this small has too little work per token to share."""
     cores = os.cpu_count() if cpu_count is None else cpu_count
     return max(1, min(cores or 1, _MAX_DEFAULT_THREADS))
 
