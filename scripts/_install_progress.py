@@ -42,7 +42,7 @@ def _steps(line: str, package: str, live: bool, shown_tenth: list[int]) -> Step 
             return None
         shown_tenth[0] = tenth
         return Step(f"building {package} from source: {done}/{total} compile steps")
-    if _SHOWN.match(line):
+    if _SHOWN.match(line.strip()):
         return Step(line.strip()[:160])
     return None
 
