@@ -1,12 +1,15 @@
 # Sourced by scripts/run.sh and scripts/test.sh: make ./.venv and install verity into it.
-# Re-installs only when pyproject.toml changed since the last install.
+# Re-installs only when pyproject.toml changed since the last install. Each step is
+# announced on stderr; pip's whole output goes to .venv/install.log, and its steps (and,
+# while llama-cpp-python builds, how many compile steps are done) show on stderr.
 set -euo pipefail
 PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
-    echo "verity: creating .venv with $("$PYTHON" --version)" >&2
+    echo "verity: [1/3] creating .venv with $("$PYTHON" --version)" >&2
     "$PYTHON" -m venv .venv
 fi
 stamp=.venv/.verity-installed
+log=.venv/install.log
 want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     # llama-cpp-python builds llama.cpp from source. A build tuned to the build machine
@@ -14,10 +17,16 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     # this kind, so it is built for generic x86-64 (AVX2) unless CMAKE_ARGS says otherwise;
     # --no-cache-dir keeps pip from reusing a wheel it built another way.
     export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF}"
-    echo "verity: installing verity and its extras into .venv; the first time this builds" \
-        "llama-cpp-python from source (CMAKE_ARGS=$CMAKE_ARGS), a few minutes on two cores" >&2
-    .venv/bin/python -m pip install --quiet --upgrade pip >&2
-    .venv/bin/python -m pip install --no-cache-dir --progress-bar on -e ".[all,dev]" >&2
+    : > "$log"
+    echo "verity: [2/3] upgrading pip in .venv (full log: $log)" >&2
+    .venv/bin/python -m pip install --upgrade pip 2>&1 | .venv/bin/python scripts/_install_progress.py "$log" \
+        || { echo "verity: upgrading pip failed; see $log" >&2; exit 1; }
+    echo "verity: [3/3] installing verity with all its extras into .venv; the first time this" \
+        "builds llama-cpp-python (llama.cpp, C and C++) from source with CMAKE_ARGS=$CMAKE_ARGS:" \
+        "about three minutes on two idle cores, much longer on a loaded machine" >&2
+    .venv/bin/python -m pip install -v --no-cache-dir --progress-bar off -e ".[all,dev]" 2>&1 \
+        | .venv/bin/python scripts/_install_progress.py "$log" \
+        || { echo "verity: the install failed; the full log is $log" >&2; exit 1; }
     echo "$want" > "$stamp"
     echo "verity: .venv is ready" >&2
 fi

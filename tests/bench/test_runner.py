@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from verity import InputError, load_graph
-from verity.bench.progress import Progress, format_duration
 from verity.bench.records import load_records, parse_record_lines, record_line
 from verity.bench.runner import (
     BenchPlan,
@@ -32,6 +31,7 @@ from verity.llm.narrators.base import (
 from verity.llm.narrators.scripted import ScriptedNarrator
 from verity.llm.prompts import Prompt
 from verity.llm.repair import narrate_and_verify
+from verity.progress import Progress, format_duration
 
 GRAPHS = tuple(find_graphs(limit=3))
 SPEC = "scripted:sloppy"

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from tests.helpers import EXAMPLES, ROOT
-from verity.bench.progress import Progress
 from verity.cli.main import EXIT_INPUT, main
+from verity.progress import Progress
 
 GRAPH = EXAMPLES / "graph.json"
 NARRATION = EXAMPLES / "narration.json"

@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from verity.bench import DEFAULT_RESAMPLES, MAX_REPAIRS, RESULTS_FILE
-from verity.bench.progress import Progress
 from verity.bench.records import (
     BenchRecord,
     ErrorInfo,
@@ -56,6 +55,7 @@ from verity.errors import InputError
 from verity.files import staged_dir, write_file
 from verity.llm.narrators.base import Attempt, Narrator
 from verity.llm.prompts import VARIANTS, Prompt
+from verity.progress import Progress
 
 __all__ = [
     "DEFAULT_GRAPHS",
@@ -270,9 +270,13 @@ _SEEDED_KINDS = ("local", "openai", "scripted")
 
 
 def make_narrator(
-    spec: str, seed: int, openai_options: Mapping[str, Any] | None = None
+    spec: str,
+    seed: int,
+    openai_options: Mapping[str, Any] | None = None,
+    local_options: Mapping[str, Any] | None = None,
 ) -> Narrator:
-    """Build a narrator from its spec; the run seed goes to every kind that takes one."""
+    """Build a narrator from its spec; the run seed goes to every kind that takes one,
+    ``openai_options`` to openai narrators and ``local_options`` to the local one."""
     from verity.llm.narrators import narrator_from_spec
 
     kind = spec.partition(":")[0]
@@ -281,6 +285,8 @@ def make_narrator(
         options["seed"] = seed
     if kind == "openai" and openai_options:
         options.update(openai_options)
+    if kind == "local" and local_options:
+        options.update(local_options)
     return narrator_from_spec(spec, **options)
 
 
@@ -655,12 +661,13 @@ def _build_narrators(
     plan: BenchPlan,
     ready: Mapping[str, Narrator] | None,
     openai_options: Mapping[str, Any] | None,
+    local_options: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Narrator], dict[str, str]]:
     """The narrator of every planned spec (``ready`` ones first) and each one's name."""
     built = dict(ready or {})
     for spec in plan.narrators:
         if spec not in built:
-            built[spec] = make_narrator(spec, plan.seed, openai_options)
+            built[spec] = make_narrator(spec, plan.seed, openai_options, local_options)
     names = {spec: built[spec].name for spec in plan.narrators}
     if len(set(names.values())) != len(names):
         raise InputError("two narrators report the same name")
@@ -739,6 +746,7 @@ def run_bench(
     narrators: Mapping[str, Narrator] | None = None,
     repair_fn: RepairFn | None = None,
     openai_options: Mapping[str, Any] | None = None,
+    local_options: Mapping[str, Any] | None = None,
     progress: TextIO | None = None,
     report: bool = True,
     resamples: int = DEFAULT_RESAMPLES,
@@ -747,7 +755,8 @@ def run_bench(
 ) -> RunOutcome:
     """Run every planned instance not already done, appending records as they finish.
 
-    ``narrators`` maps specs to ready narrators (built from the specs otherwise);
+    ``narrators`` maps specs to ready narrators (built from the specs otherwise, with
+    ``openai_options`` and ``local_options``);
     ``progress`` is the stream for the progress bar (None: no bar). With ``report``, the
     report is rebuilt from the results file at the end. ``log`` gets one-line notes
     (what ``--resume`` dropped).
@@ -756,7 +765,7 @@ def run_bench(
     results = out / RESULTS_FILE
     done = prepare_results(results, resume=resume, log=log)
     graphs = _load_graphs(plan.graphs)
-    built, names = _build_narrators(plan, narrators, openai_options)
+    built, names = _build_narrators(plan, narrators, openai_options, local_options)
     units = _plan_units(plan, graphs, names)
     _check_settings(done, (plan.profiles, plan.repairs, plan.seed), {u.key for u in units})
     todo = [u for u in units if u.key not in done]

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from verity.core.claims import Claim
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.report import ClaimVerdict
+from verity.progress import pass_label
 from verity.text.display import one_line
 from verity.text.segment import join_sentences
 
@@ -36,7 +37,7 @@ _WIDTH = 88
 
 def _pass_line(p: Any) -> str:
     a = p.attempt
-    what = "narration" if p.index == 0 else f"repair {p.index}"
+    what = pass_label(p.index)
     if a.api_error is not None:
         status = f"request failed ({a.api_error.code}: {a.api_error.message})"
     elif a.parse_error is not None:

@@ -44,6 +44,7 @@ from verity.llm.prompts import (
     build_repair_prompt,
     effective_requirements,
 )
+from verity.progress import OnEvent, PassEnded, PassStarted, silent
 
 __all__ = [
     "MAX_REPAIRS",
@@ -74,6 +75,17 @@ class Pass:
     claims: tuple[Any, ...]
     kept_ids: tuple[str, ...]
     replacement_ids: tuple[str, ...]
+
+    def ended(self) -> PassEnded:
+        """The event that reports this pass: its claims and how many verified."""
+        a = self.attempt
+        error = a.api_error or a.parse_error
+        failure = None
+        if error is not None and not a.claims:
+            what = "request failed" if a.api_error is not None else "output unusable"
+            failure = f"{what}: {error.code}"
+        s = self.report.summary
+        return PassEnded(self.index, s.claims, s.passed, a.latency_s, failure)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -310,19 +322,25 @@ def narrate_and_verify(
     repairs: int = 1,
     *,
     max_nodes: int = MAX_PROMPT_NODES,
+    on_event: OnEvent | None = None,
 ) -> NarrationResult:
     """Narrate ``graph``, verify under ``profile``, repair up to ``repairs`` times.
 
     The passes always filter; under a profile whose on-fail policy is ``raise``, a final
-    report with a failing claim raises :class:`verity.VerificationFailed`.
+    report with a failing claim raises :class:`verity.VerificationFailed`. ``on_event``
+    gets a :class:`verity.progress.PassStarted` and a :class:`verity.progress.PassEnded`
+    for each pass.
     """
+    report = on_event if on_event is not None else silent
     if isinstance(repairs, bool) or not isinstance(repairs, int) or not 0 <= repairs <= MAX_REPAIRS:
         raise InputError(f"repairs must be a whole number from 0 to {MAX_REPAIRS}, not {repairs!r}")
     profile_name, _, policy = resolve_profile(profile)
     started = time.perf_counter()
     g = load_graph(graph)
     base = build_prompt(g, variant, max_nodes=max_nodes)
+    report(PassStarted(0, narrator.name))
     passes = [_first_pass(g, narrator, base, profile)]
+    report(passes[-1].ended())
     while True:
         step = _stop_or_review(g, base, passes[-1], repairs)
         if isinstance(step, str):
@@ -332,7 +350,9 @@ def narrate_and_verify(
         if base.menu and not prompt.menu:
             stop = "menu_exhausted"
             break
+        report(PassStarted(len(passes), narrator.name))
         passes.append(_repair_pass(g, narrator, prompt, passes, profile))
+        report(passes[-1].ended())
     if policy == "raise" and passes[-1].report.summary.removed:
         raise VerificationFailed(passes[-1].report)
     return NarrationResult(

@@ -24,8 +24,19 @@ def _passing_claims() -> str:
 
 
 def _narrate(url: str, *options: str) -> list[str]:
-    """``narrate`` of the example graph with the ``openai:m`` narrator at ``url``."""
-    return ["narrate", str(GRAPH), "--narrator", "openai:m", "--base-url", url, *options]
+    """``narrate`` of the example graph with the ``openai:m`` narrator at ``url``, with a
+    variant that asks for claims (what the canned endpoints answer)."""
+    return [
+        "narrate",
+        str(GRAPH),
+        "--narrator",
+        "openai:m",
+        "--base-url",
+        url,
+        "--variant",
+        "constrained",
+        *options,
+    ]
 
 
 def _status(argv: list[str]) -> Any:

@@ -8,19 +8,26 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from verity.core.profiles import Profile, extend, load_gates
+from verity.errors import InputError
 from verity.formats import MAX_REPAIRS
+from verity.progress import OnEvent, StepLine
 
 __all__ = [
     "add_gates",
     "add_openai_options",
+    "add_quiet",
     "add_repairs",
+    "add_threads",
     "chosen_profile",
     "int_in_range",
+    "local_options",
     "openai_options",
+    "progress_events",
     "stderr_notes",
 ]
 
@@ -161,3 +168,46 @@ def add_spend_profile(parser: argparse.ArgumentParser, help: str, **kwargs: Any)
     """``--spend-profile N``: the card-rewards spending profile (``--profile`` names the
     gate profile)."""
     parser.add_argument("--spend-profile", metavar="N", help=help, **kwargs)
+
+
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    """``--quiet``: no progress on stderr."""
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr (by default each long step is shown there: live on a "
+        "terminal, one line per step elsewhere)",
+    )
+
+
+@contextmanager
+def progress_events(args: argparse.Namespace, label: str) -> Iterator[OnEvent | None]:
+    """The progress line of a command on stderr (None with ``--quiet``), erased at the end."""
+    if getattr(args, "quiet", False):
+        yield None
+        return
+    with StepLine(label, sys.stderr) as line:
+        yield line
+
+
+def add_threads(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--threads N``: the threads of the local narrator."""
+    parser.add_argument(
+        "--threads",
+        type=int_in_range(1),
+        metavar="N",
+        help="threads the local narrator's model runs on, at least 1 (default: the "
+        "machine's cores, at most 4; benchmarks/perf/threads.py); llama.cpp runs with "
+        "OMP_WAIT_POLICY=PASSIVE unless the environment sets it",
+    )
+
+
+def local_options(args: argparse.Namespace, specs: tuple[str, ...]) -> dict[str, Any]:
+    """The local narrator's options given on the command line; ``--threads`` with no
+    local narrator among ``specs`` is an error."""
+    threads = getattr(args, "threads", None)
+    if threads is None:
+        return {}
+    if "local" not in specs:
+        raise InputError(f"--threads applies to the local narrator only, not {', '.join(specs)}")
+    return {"n_threads": threads}

@@ -24,7 +24,9 @@ from verity.bench import DEFAULT_RESAMPLES, RESULTS_FILE
 from verity.cli.commands._options import (
     add_openai_options,
     add_repairs,
+    add_threads,
     int_in_range,
+    local_options,
     openai_options,
 )
 from verity.cli.commands._options import stderr_notes as _notes
@@ -142,6 +144,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_threads(parser.add_argument_group("the local narrator"))
     add_openai_options(parser.add_argument_group("openai:MODEL narrators"))
 
 
@@ -230,11 +233,11 @@ def run(args: argparse.Namespace) -> int:
     return until_stopped("bench", kept, lambda: _bench(args))
 
 
-def _check_inputs(args: argparse.Namespace) -> dict[str, Any]:
+def _check_inputs(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
     """Refuse a run that cannot go, before anything is solved or written: options for a
     narrator that is not planned, the plan (narrators and their extras, variants,
     profiles), the graphs, the size of the plan, the output directory. Returns the
-    openai options."""
+    openai options and the local narrator's."""
     from verity.bench.runner import check_out_dir, check_plan
 
     options = openai_options(args)
@@ -244,18 +247,19 @@ def _check_inputs(args: argparse.Namespace) -> dict[str, Any]:
             "and --max-tokens need an openai narrator"
         )
     check_plan(args.narrators, args.variants, args.profiles, args.repairs, args.concurrency)
+    local = local_options(args, args.narrators)
     _confirm(args, _graph_count(args))
     check_out_dir(
         args.out, resume=args.resume, profiles=args.profiles, repairs=args.repairs, seed=args.seed
     )
     options["notify"] = _notes  # make_narrator hands openai options to openai narrators only
-    return options
+    return options, local
 
 
 def _bench(args: argparse.Namespace) -> int:
     from verity.bench.runner import BenchPlan, find_graphs, run_bench
 
-    options = _check_inputs(args)
+    options, local = _check_inputs(args)
     graphs = find_graphs(
         args.graphs, args.limit, build_dir=Path(args.out) / "graphs", log=sys.stderr
     )
@@ -273,6 +277,7 @@ def _bench(args: argparse.Namespace) -> int:
         args.out,
         resume=args.resume,
         openai_options=options,
+        local_options=local,
         progress=None if args.quiet else sys.stderr,
         resamples=args.resamples,
         figures=not args.no_figures,

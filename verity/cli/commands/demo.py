@@ -18,12 +18,16 @@ from pathlib import Path
 
 from verity.cli.commands._options import (
     add_openai_options,
+    add_quiet,
     add_repairs,
     add_spend_profile,
+    add_threads,
+    progress_events,
 )
 from verity.cli.commands._output import exit_code, until_stopped
 from verity.cli.commands.narrate import (
     NARRATOR_HELP,
+    VARIANT_HELP,
     build_narrator,
     narrator_failure,
     scripted_mixes,
@@ -64,7 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--variant",
         choices=VARIANTS,
         default=DEMO_VARIANT,
-        help=f"prompt variant (default: {DEMO_VARIANT})",
+        help=VARIANT_HELP,
     )
     parser.add_argument(
         "--html",
@@ -74,6 +78,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "evidence, the dropped claims with their reason",
     )
     add_repairs(parser)
+    add_quiet(parser)
+    add_threads(parser.add_argument_group("the local narrator"))
     add_openai_options(parser.add_argument_group("openai:MODEL narrators"))
 
 
@@ -83,15 +89,17 @@ def run(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     given = args.spend_profile
-    narrator = build_narrator(args, seed=False)
-    demo = run_demo(
-        args.out_dir,
-        profile=DEMO_PROFILE if given is None else given,
-        goal=args.goal,
-        narrator=narrator,
-        repairs=args.repairs,
-        variant=args.variant,
-    )
+    with progress_events(args, "demo") as on_event:
+        narrator = build_narrator(args, seed=False, on_event=on_event)
+        demo = run_demo(
+            args.out_dir,
+            profile=DEMO_PROFILE if given is None else given,
+            goal=args.goal,
+            narrator=narrator,
+            repairs=args.repairs,
+            variant=args.variant,
+            on_event=on_event,
+        )
     if args.html is not None:
         write_file(args.html, render_demo_html(demo))
     print(render_demo(demo, html_file=args.html))

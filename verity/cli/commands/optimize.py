@@ -26,10 +26,11 @@ from verity.backends.card_rewards import (
     solve,
     solved_graphs,
 )
-from verity.cli.commands._options import add_spend_profile
+from verity.cli.commands._options import add_quiet, add_spend_profile
 from verity.cli.commands._output import until_stopped, write_or_print
 from verity.errors import InputError
 from verity.files import staged_dir, write_file
+from verity.progress import Progress
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,6 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="directory for --all; the graphs move into it once every one is solved",
     )
+    add_quiet(parser)
 
 
 def _profile(text: str, profiles: tuple[Profile, ...], option: str) -> Profile:
@@ -76,22 +78,29 @@ def _run_all(args: argparse.Namespace, profiles: tuple[Profile, ...], given: Any
         raise InputError("--all needs --out-dir DIR")
     out_dir = Path(args.out_dir)
     return until_stopped(
-        "optimize", f"{out_dir} is unchanged", lambda: _write_all(args.solver, profiles, out_dir)
+        "optimize",
+        f"{out_dir} is unchanged",
+        lambda: _write_all(args.solver, profiles, out_dir, quiet=args.quiet),
     )
 
 
-def _write_all(solver: str, profiles: tuple[Profile, ...], out_dir: Path) -> int:
+def _write_all(solver: str, profiles: tuple[Profile, ...], out_dir: Path, *, quiet: bool) -> int:
     """Solve every graph into a hidden sibling of ``out_dir``, then move them in."""
-    total = len(profiles) * len(GOALS)
-    live = sys.stderr.isatty()
+    bar = None if quiet else Progress(len(profiles) * len(GOALS), label="optimize solved")
+    if bar is not None:
+        bar.start()
     done = 0
-    with staged_dir(out_dir) as staging:
-        for name, text in solved_graphs(solver, profiles=profiles):
-            write_file(staging / name, text)
-            done += 1
-            if live:
-                print(f"\roptimize: {done}/{total} {name}", end="", file=sys.stderr, flush=True)
-    print(("\r" if live else "") + f"optimize: wrote {done} graphs to {out_dir}", file=sys.stderr)
+    try:
+        with staged_dir(out_dir) as staging:
+            for name, text in solved_graphs(solver, profiles=profiles):
+                write_file(staging / name, text)
+                done += 1
+                if bar is not None:
+                    bar.update()
+    finally:
+        if bar is not None:
+            bar.close()
+    print(f"optimize: wrote {done} graphs to {out_dir}", file=sys.stderr)
     return 0
 
 

@@ -76,7 +76,7 @@ def __getattr__(name: str) -> Any:
 
 
 _OPTIONS: dict[str, frozenset[str]] = {
-    "local": frozenset({"n_ctx", "n_threads", "seed", "max_tokens", "reuse_prefix"}),
+    "local": frozenset({"n_ctx", "n_threads", "seed", "max_tokens", "reuse_prefix", "on_event"}),
     "openai": frozenset(
         {
             "base_url",

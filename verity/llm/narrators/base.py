@@ -131,6 +131,9 @@ class Attempt:
     assigned) or ``None``; then ``parse_error`` or ``api_error`` says why. ``latency_s``
     is the time spent in the model or endpoint call only. ``simulated`` marks attempts
     from the scripted simulator (its ``model`` and ``narrator`` say so too).
+    ``settings`` says how the narrator ran where that can change the timing or the
+    output (the local model: ``threads``, ``wait_policy``); empty for the others, and
+    then left out of :meth:`to_dict`.
     """
 
     narrator: str
@@ -148,6 +151,7 @@ class Attempt:
     finish_reason: str | None = None
     retries: int = 0
     simulated: bool = False
+    settings: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def claims(self) -> list[Any]:
@@ -162,6 +166,7 @@ class Attempt:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record (what ``--json`` prints and recordings store)."""
+        settings = {"settings": dict(self.settings)} if self.settings else {}
         return {
             "narrator": self.narrator,
             "model": self.model,
@@ -178,6 +183,7 @@ class Attempt:
             "latency_s": self.latency_s,
             "finish_reason": self.finish_reason,
             "retries": self.retries,
+            **settings,
         }
 
     @classmethod
@@ -207,6 +213,7 @@ class Attempt:
             finish_reason=data.get("finish_reason"),
             retries=int(data.get("retries", 0)),
             simulated=bool(data.get("simulated", False)),
+            settings=dict(data.get("settings") or {}),
         )
 
 

@@ -20,6 +20,11 @@ output. ``reuse_prefix=True`` trades that reproducibility for speed.
 A prompt that does not fit the context window (prompt tokens + ``max_tokens`` > ``n_ctx``)
 is an attempt with ``api_error`` ``local.context_overflow``, not an exception.
 
+Threads: ``n_threads`` (default :func:`default_threads`); the OpenMP wait policy is set
+before llama.cpp loads (:func:`_llama_cpp`). Both are recorded in every attempt's
+``settings``. Steps (the model loading, the prompt evaluation, each claim a menu decoder
+chooses) go to ``on_event`` as :mod:`verity.progress` events.
+
 A menu prompt (extractive) is decoded claim by claim as one continuing reply: the chat
 text, then ``{"claims": [`` and the claims chosen so far; each step's grammar offers
 exactly the menu items the menu allows next (:func:`verity.llm.menu.allowed_items`), so
@@ -46,7 +51,10 @@ the one before (the DATA block, for a new graph) plus a token or two per claim.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import sys
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -59,15 +67,37 @@ from verity.extras import install_hint
 from verity.llm.menu import allowed_items
 from verity.llm.narrators.base import Attempt, Usage, api_error_attempt, output_attempt
 from verity.llm.prompts import Prompt
+from verity.progress import ClaimChosen, ModelLoading, OnEvent, PromptEvaluating, silent
 
-__all__ = ["MODEL_FILE", "MODEL_NAME", "LocalNarrator", "model_path"]
+__all__ = [
+    "MODEL_FILE",
+    "MODEL_NAME",
+    "WAIT_POLICY",
+    "LocalNarrator",
+    "default_threads",
+    "model_path",
+    "wait_policy",
+]
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_NAME = "SmolLM2-135M-Instruct.Q4_1"
 _EXTRA = install_hint("local")
 
 
+#: The OpenMP wait policy set for llama.cpp when the environment does not set one.
+WAIT_POLICY = "PASSIVE"
+#: Most threads :func:`default_threads` chooses.
+_MAX_DEFAULT_THREADS = 4
+
+
 def _llama_cpp() -> Any:
+    """The ``llama_cpp`` module. Before its first import, ``OMP_WAIT_POLICY`` is set to
+    :data:`WAIT_POLICY` unless the environment already sets it: by default llama.cpp's
+    OpenMP threads wait for work by spinning, which on a machine doing other work takes
+    the cores that work needs (and the model's own threads slow each other down);
+    passive threads sleep instead. OpenMP reads the variable once, when llama.cpp loads."""
+    if "llama_cpp" not in sys.modules:
+        os.environ.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)
     try:
         import llama_cpp
     except ImportError:
@@ -86,10 +116,44 @@ def model_path() -> str:
     return str(ref)
 
 
-@lru_cache(maxsize=2)
-def _load(path: str, n_ctx: int, n_threads: int, seed: int) -> Any:
+def wait_policy() -> str:
+    """The OpenMP wait policy llama.cpp runs with (``unset``: OpenMP's default)."""
+    return os.environ.get("OMP_WAIT_POLICY") or "unset"
+
+
+def default_threads(cpu_count: int | None = None) -> int:
+    """Threads the embedded model uses when none are asked for: every core, at most
+    :data:`_MAX_DEFAULT_THREADS`. On two idle cores two threads narrate the demo graph in
+    3.5 s against 5.8 s for one; on two cores shared with other work (load average 5 to
+    6) both take 12 to 14 s (``benchmarks/perf/threads.py``,
+    ``benchmarks/results/threads.json``), so a second thread never cost time there. Past
+    four, a model this small has too little work per token to share."""
+    cores = os.cpu_count() if cpu_count is None else cpu_count
+    return max(1, min(cores or 1, _MAX_DEFAULT_THREADS))
+
+
+def _threads(n_threads: int | None) -> int:
+    if n_threads is None:
+        return default_threads()
+    if isinstance(n_threads, bool) or not isinstance(n_threads, int) or n_threads < 1:
+        raise InputError(f"n_threads must be a whole number of at least 1, not {n_threads!r}")
+    return n_threads
+
+
+_Key = tuple[str, int, int, int]
+#: Loaded models by (path, n_ctx, n_threads, seed), the most recent last.
+_MODELS: OrderedDict[_Key, Any] = OrderedDict()
+_KEPT_MODELS = 2
+
+
+def _load(key: _Key) -> Any:
+    found = _MODELS.get(key)
+    if found is not None:
+        _MODELS.move_to_end(key)
+        return found
+    path, n_ctx, n_threads, seed = key
     llama_cpp = _llama_cpp()
-    return llama_cpp.Llama(
+    llm = llama_cpp.Llama(
         model_path=path,
         n_ctx=n_ctx,
         n_threads=n_threads,
@@ -99,6 +163,10 @@ def _load(path: str, n_ctx: int, n_threads: int, seed: int) -> Any:
         seed=seed,
         verbose=False,
     )
+    _MODELS[key] = llm
+    while len(_MODELS) > _KEPT_MODELS:
+        _MODELS.popitem(last=False)
+    return llm
 
 
 @lru_cache(maxsize=64)
@@ -110,24 +178,32 @@ def _grammar(schema_json: str) -> Any:
 
 
 class LocalNarrator:
-    """SmolLM2-135M-Instruct in process, grammar-constrained to the prompt's schema."""
+    """SmolLM2-135M-Instruct in process, grammar-constrained to the prompt's schema.
+
+    ``n_threads`` None: :func:`default_threads`. ``on_event`` gets the steps of each
+    narration (:mod:`verity.progress`): the model loading, the prompt evaluation, each
+    claim a menu decoder chooses. Every attempt records the threads and the wait policy
+    in its ``settings``.
+    """
 
     def __init__(
         self,
         *,
         n_ctx: int = 8192,
-        n_threads: int = 2,
+        n_threads: int | None = None,
         seed: int = 0,
         max_tokens: int = 768,
         reuse_prefix: bool = False,
+        on_event: OnEvent | None = None,
     ) -> None:
         if n_ctx not in (2048, 4096, 8192):
             raise InputError("n_ctx must be 2048, 4096 or 8192")
         self.n_ctx = n_ctx
-        self.n_threads = n_threads
+        self.n_threads = _threads(n_threads)
         self.seed = seed
         self.max_tokens = max_tokens
         self.reuse_prefix = reuse_prefix
+        self._report: OnEvent = on_event if on_event is not None else silent
         _llama_cpp()
         self._path = model_path()
 
@@ -136,10 +212,24 @@ class LocalNarrator:
         return "local"
 
     def __repr__(self) -> str:
-        return f"LocalNarrator(model={MODEL_NAME!r}, n_ctx={self.n_ctx})"
+        return (
+            f"LocalNarrator(model={MODEL_NAME!r}, n_ctx={self.n_ctx}, n_threads={self.n_threads})"
+        )
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """What the attempts record of how the model ran."""
+        return {"threads": self.n_threads, "wait_policy": wait_policy()}
+
+    def load(self) -> None:
+        """Load the model now (it loads on first use otherwise; once per process)."""
+        self._llm()
 
     def _llm(self) -> Any:
-        return _load(self._path, self.n_ctx, self.n_threads, self.seed)
+        key = (self._path, self.n_ctx, self.n_threads, self.seed)
+        if key not in _MODELS:
+            self._report(ModelLoading(MODEL_NAME, self.n_threads, wait_policy()))
+        return _load(key)
 
     def prompt_tokens(self, prompt: Prompt) -> int:
         """Tokens of the prompt as the chat template lays it out (an upper bound within a few)."""
@@ -160,6 +250,9 @@ class LocalNarrator:
         )
 
     def narrate(self, prompt: Prompt) -> Attempt:
+        return dataclasses.replace(self._narrate(prompt), settings=self.settings)
+
+    def _narrate(self, prompt: Prompt) -> Attempt:
         if prompt.menu and prompt.listing:
             return self._narrate_choice(prompt)
         if prompt.menu:
@@ -181,6 +274,7 @@ class LocalNarrator:
         started = time.perf_counter()
         if not self.reuse_prefix:
             llm.reset()
+        self._report(PromptEvaluating(needed))
         try:
             out = llm.create_chat_completion(
                 messages=prompt.messages(),
@@ -220,7 +314,8 @@ class LocalNarrator:
             )
         started = time.perf_counter()
         try:
-            labels, written = _Chooser(llm, _session(llm)).decode(prompt, pieces, self._digits)
+            chooser = _Chooser(llm, _session(llm), self._report)
+            labels, written = chooser.decode(prompt, pieces, self._digits)
         except Exception as exc:  # llama.cpp failures become data, never a crash
             _forget(llm)
             return self._failed(
@@ -277,6 +372,8 @@ class LocalNarrator:
             except Exception as exc:  # a schema the converter cannot express is reported
                 return self._failed(prompt, "local.error", f"the menu has no grammar: {exc}")
             literals = [json.dumps(item.claim()) for item in left]  # as the grammar spells them
+            if not chosen:
+                self._report(PromptEvaluating(len(tokens)))
             started = time.perf_counter()
             try:
                 out = llm.create_completion(
@@ -306,6 +403,7 @@ class LocalNarrator:
                 break
             written.append(text)
             chosen.append(claim)
+            self._report(ClaimChosen(len(chosen), prompt.max_claims, str(claim.get("text", ""))))
             finish = "stop"
         raw = '{"claims": [' + ", ".join(written) + "]}"
         return output_attempt(
@@ -396,9 +494,10 @@ class _Chooser:
     """Decoding by choice over a session: evaluate the prompt's pieces (reusing those the
     context holds), then one number per step, masked to the numbers allowed."""
 
-    def __init__(self, llm: Any, session: _Session) -> None:
+    def __init__(self, llm: Any, session: _Session, report: OnEvent) -> None:
         self.llm = llm
         self.session = session
+        self.report = report
         self.pending: list[int] = []
 
     def _eval(self, tokens: tuple[int, ...]) -> None:
@@ -432,6 +531,7 @@ class _Chooser:
             shared -= 1  # the logits of the last piece are gone: evaluate it again
         del session.calls[shared:]
         self.llm.n_tokens = sum(map(len, pieces[:shared]))  # the rest of the cache is dropped
+        self.report(PromptEvaluating(sum(map(len, pieces[shared:])), self.llm.n_tokens))
         if shared == len(pieces):
             session.logits.move_to_end(key)
             return session.logits[key]
@@ -489,6 +589,7 @@ class _Chooser:
             label = self._choose(logits, spellings, comma)
             labels.append(label)
             chosen.append(prompt.listing[label - 1].claim())
+            self.report(ClaimChosen(len(labels), prompt.max_claims, str(chosen[-1]["text"])))
         self.pending = []
         reply = ", ".join(map(str, labels)) + "]}"
         return labels, len(self.llm.tokenize(reply.encode("utf-8"), add_bos=False, special=False))
