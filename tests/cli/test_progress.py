@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, needs
+from tests.helpers import EXAMPLES, ROOT, needs
 from verity import InputError
 from verity.cli.main import build_parser, main
 from verity.progress import (
@@ -29,7 +29,7 @@ from verity.progress import (
     StepLine,
 )
 
-GRAPH = ROOT / "examples" / "graph.json"
+GRAPH = EXAMPLES / "graph.json"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 

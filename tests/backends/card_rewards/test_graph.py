@@ -73,7 +73,7 @@ def test_checked_in_graphs_are_exactly_the_generated_ones(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert sorted(p.name for p in GRAPH_DIR.iterdir()) == sorted(NAMES)
-    assert main(["optimize", "--all", "--out-dir", str(tmp_path)]) == 0
+    assert main(["optimize", "--all", "--out-dir", str(tmp_path), "--quiet"]) == 0
     out, err = capsys.readouterr()
     assert out == "" and err == f"optimize: wrote {len(NAMES)} graphs to {tmp_path}\n"
     for name in NAMES:
