@@ -54,7 +54,7 @@ import verity  # noqa: E402
 from verity import check_answer, verify, verify_json  # noqa: E402
 from verity.core.graph import EvidenceGraph  # noqa: E402
 
-#: The floors, in claims per second on one core (the pure-Python build verity ships).
+#: The floors, in claims per second on one core.
 FLOORS = {"paper": 20_000, "strict": 5_000}
 #: Passes of json.loads beside each slice (one pass is short; the mean of several is
 #: steadier).

@@ -24,9 +24,9 @@ modules' bytecode is cached, as after ``pip install``: a private
 (``PYTHONDONTWRITEBYTECODE=1`` with no cache: every verity module is compiled from source
 on every start, as in an editable install that may not write ``__pycache__``). The
 figures are medians of wall time; the ratios are medians over the same rounds.
-``--check`` exits 1 when a ratio of the ``cached`` mode is over its limit (the limits of
-issue 28: ``import verity`` 4x, ``verity --version`` 3x, one-sentence ``check-answer``
-6x). Results go to ``benchmarks/perf/results/startup.json``.
+``--check`` exits 1 when a ratio of the ``cached`` mode is over its limit
+(:data:`LIMITS`: ``import verity`` 4x, ``verity --version`` 3x, one-sentence
+``check-answer`` 6x). Results go to ``benchmarks/perf/results/startup.json``.
 """
 
 from __future__ import annotations

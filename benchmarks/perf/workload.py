@@ -6,7 +6,8 @@ node, its statement verbatim, declarations complete). Each generated claim is on
 
 * ``valid``: a valid claim unchanged (passes every gate);
 * ``subspan``: the claim's text cut to a word span of its statement, with the entities
-  and numbers that span mentions (passes every gate);
+  and numbers that span mentions (passes ``paper``; ``strict`` only when the span is a
+  sentence the node declares, such as one with an optional span cut out whole);
 * ``unknown_id``: a cited id that is no node (gate 1);
 * ``unlisted_entity``: an entity id the graph lacks is declared (gate 2);
 * ``reformatted_number``: a declared number written in another format (gate 3);
