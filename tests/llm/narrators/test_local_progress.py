@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT, needs
+from tests.helpers import EXAMPLES, ROOT, needs
 from verity import load_graph
 from verity.llm.prompts import build_prompt
 from verity.pipeline import demo_graph
@@ -52,7 +52,7 @@ def test_narrate_shows_claims_and_records_threads_and_the_wait_policy(tmp_path: 
     env["PYTHONPATH"] = str(ROOT)
     record = tmp_path / "attempts.jsonl"
     done = subprocess.run(
-        [sys.executable, "-m", "verity", "narrate", str(ROOT / "examples" / "graph.json")]
+        [sys.executable, "-m", "verity", "narrate", str(EXAMPLES / "graph.json")]
         + ["--threads", "1", "--repairs", "0", "--record", str(record)],
         capture_output=True,
         text=True,
