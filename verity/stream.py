@@ -107,7 +107,7 @@ def _end_worker(signum: int, frame: FrameType | None) -> None:
     ever; the limit is for a pool that no longer reads."""
     deadline: float = _WORKER.setdefault("ending", time.monotonic() + _SEND_GRACE_S)
     if _sending(frame) and time.monotonic() < deadline:
-        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        signal.setitimer(signal.ITIMER_REAL, 0.01, 0.01)  # again every 10 ms until it ends
     else:
         os._exit(128 + signal.SIGTERM)
 
