@@ -7,6 +7,9 @@ actual) and what the graph allows for it, plus the kept claims so they are not r
 the narrator answers with replacements. Passing claims are kept as they were; the
 pass's report verifies kept + replacements together, so a replacement that repeats a
 kept claim is caught as a duplicate. Replacement ids continue the numbering (``c7``...).
+The review asks for at most one replacement per failed claim, in the order it lists them:
+the j-th replacement stands for the j-th failed claim sent back, and each repair pass
+records that pairing (``Pass.replaces``: replacement id -> the id it replaces).
 
 An attempt that failed in transport (``api_error``) ends the loop: nothing about it is
 sent to the model. An attempt whose output could not be read (``parse_error``) is
@@ -25,7 +28,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +69,9 @@ class Pass:
 
     Pass 0's report covers its own claims; a repair pass's report covers the kept
     claims (``kept_ids``) followed by its replacements (``replacement_ids``).
+    ``replaces`` maps a replacement's id to the id of the claim of the previous pass it
+    stands for (by position in the review); a replacement beyond the claims sent back
+    replaces nothing.
     """
 
     index: int
@@ -75,6 +81,7 @@ class Pass:
     claims: tuple[Any, ...]
     kept_ids: tuple[str, ...]
     replacement_ids: tuple[str, ...]
+    replaces: Mapping[str, str] = field(default_factory=dict)
 
     def ended(self) -> PassEnded:
         """The event that reports this pass: its claims and how many verified."""
@@ -92,6 +99,7 @@ class Pass:
             "index": self.index,
             "kept_ids": list(self.kept_ids),
             "replacement_ids": list(self.replacement_ids),
+            "replaces": dict(self.replaces),
             "attempt": self.attempt.to_dict(),
             "report": self.report.to_dict(),
         }
@@ -222,11 +230,20 @@ def review_of(graph: EvidenceGraph, prompt: Prompt, p: Pass) -> dict[str, Any] |
     Failing claims are sent once each (exact repeats collapsed, pure duplicates left
     out), at most :data:`MAX_REVIEW_CLAIMS` of them.
     """
+    found = _review(graph, prompt, p)
+    return None if found is None else found[0]
+
+
+def _review(
+    graph: EvidenceGraph, prompt: Prompt, p: Pass
+) -> tuple[dict[str, Any], tuple[str, ...]] | None:
+    """:func:`review_of`'s content and the ids of the failing claims it sends back, in order."""
     if p.attempt.api_error is not None:
         return None
     claims = _pass_claims(p)
     seen: set[str] = set()
     items: list[dict[str, Any]] = []
+    ids: list[str] = []
     for v in p.report.claims:
         if v.passed or v.index >= len(claims) or not _worth_repairing(v):
             continue
@@ -235,6 +252,7 @@ def review_of(graph: EvidenceGraph, prompt: Prompt, p: Pass) -> dict[str, Any] |
         if key in seen or len(items) >= MAX_REVIEW_CLAIMS:
             continue
         seen.add(key)
+        ids.append(v.id)
         items.append(
             {
                 "claim": shown,
@@ -250,7 +268,7 @@ def review_of(graph: EvidenceGraph, prompt: Prompt, p: Pass) -> dict[str, Any] |
         review["output_error"] = p.attempt.parse_error.to_dict()
     elif not items:
         return None
-    return review
+    return review, tuple(ids)
 
 
 def _settled(p: Pass) -> str:
@@ -269,13 +287,14 @@ def _first_pass(g: EvidenceGraph, narrator: Narrator, base: Prompt, profile: str
 
 def _stop_or_review(
     g: EvidenceGraph, base: Prompt, last: Pass, repairs: int
-) -> str | dict[str, Any]:
-    """After pass ``last``: why the loop stops (a str), or the review the next repair sends."""
+) -> str | tuple[dict[str, Any], tuple[str, ...]]:
+    """After pass ``last``: why the loop stops (a str), or the review the next repair sends
+    and the ids of the failing claims it sends back."""
     if last.attempt.api_error is not None:
         return "api_error"
     if not repairs:
         return "no_repairs"
-    review = review_of(g, base, last)
+    review = _review(g, base, last)
     if review is None:
         return _settled(last)
     if last.index >= repairs:
@@ -301,8 +320,10 @@ def _repair_pass(
     prompt: Prompt,
     passes: Sequence[Pass],
     profile: str | Profile,
+    failing_ids: Sequence[str],
 ) -> Pass:
-    """A repair pass: the last pass's shipped claims kept, the replacements numbered on."""
+    """A repair pass: the last pass's shipped claims kept, the replacements numbered on,
+    each paired with the failing claim at its position in the review (``failing_ids``)."""
     last = passes[-1]
     attempt = narrator.narrate(prompt)
     kept = [c.model_dump(mode="json") for c in last.report.shipped]
@@ -311,7 +332,8 @@ def _repair_pass(
     new_ids = tuple(f"c{next_id + j}" for j in range(len(new)))
     report = verify(g, _narration(g.graph_id, kept + new), profile, on_fail="filter")
     kept_ids = tuple(c["id"] for c in kept)
-    return Pass(last.index + 1, prompt, attempt, report, (*kept, *new), kept_ids, new_ids)
+    replaces = dict(zip(new_ids, failing_ids, strict=False))
+    return Pass(last.index + 1, prompt, attempt, report, (*kept, *new), kept_ids, new_ids, replaces)
 
 
 def narrate_and_verify(
@@ -346,12 +368,13 @@ def narrate_and_verify(
         if isinstance(step, str):
             stop = step
             break
-        prompt = _repair_prompt(base, step, passes)
+        review, failing_ids = step
+        prompt = _repair_prompt(base, review, passes)
         if base.menu and not prompt.menu:
             stop = "menu_exhausted"
             break
         report(PassStarted(len(passes), narrator.name))
-        passes.append(_repair_pass(g, narrator, prompt, passes, profile))
+        passes.append(_repair_pass(g, narrator, prompt, passes, profile, failing_ids))
         report(passes[-1].ended())
     if policy == "raise" and passes[-1].report.summary.removed:
         raise VerificationFailed(passes[-1].report)

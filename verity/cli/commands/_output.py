@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from verity.files import write_file
 from verity.interrupts import Stopped, stopped_by_signals
 from verity.jsonio import dumps
-from verity.text.display import one_line
+from verity.text.display import one_line, one_line_showing, reason_terms
 
 if TYPE_CHECKING:  # the report model loads pydantic: only the commands that verify need it
     from verity.core.report import Report
@@ -100,7 +100,8 @@ def render_report(report: Report) -> str:
         mark = "PASS" if verdict.passed else "FAIL"
         kind = verdict.type or "?"
         text = verdict.text or ""
-        lines.append(f"  {mark} {verdict.id} [{kind}] {one_line(text, 100)}".rstrip())
+        shown = one_line_showing(text, 100, reason_terms(verdict.errors))
+        lines.append(f"  {mark} {verdict.id} [{kind}] {shown}".rstrip())
         for err in verdict.errors:
             lines.append(f"       {err.code}: {one_line(err.message, 160)}{_did_you_mean(err)}")
     failing = ", ".join(f"{k} {v}" for k, v in s.failing_by_gate.items() if v)
