@@ -246,6 +246,15 @@ def test_narrate_keeps_a_long_dropped_claims_failing_number_in_view(added: DemoR
     assert line.endswith("$98,765.43") and "..." in line
 
 
+def test_the_demo_names_the_repair_of_each_replaced_claim(repaired: DemoResult) -> None:
+    lines = render_demo(repaired).splitlines()
+    replaces = repaired.result.passes[1].replaces
+    assert replaces
+    for new, old in replaces.items():
+        [at] = [n for n, x in enumerate(lines) if x.startswith(f"  pass 0 {old} [")]
+        assert lines[at + 2] == f"      replaced at pass 1 by {new}"
+
+
 @pytest.mark.parametrize(
     ("text", "keep", "shown"),
     [

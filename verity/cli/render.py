@@ -100,17 +100,36 @@ def _shipped(r: NarrationResult, graph: EvidenceGraph) -> list[str]:
     return lines
 
 
+#: A claim of one pass: (pass index, claim id).
+_At = tuple[int, str]
+
+
+def _replacements(r: NarrationResult) -> dict[_At, _At]:
+    """Each repair and the claim of the pass before that it replaced (``Pass.replaces``)."""
+    return {(p.index, new): (p.index - 1, old) for p in r.passes for new, old in p.replaces.items()}
+
+
+def _dropped_text(claim: Any, verdict: ClaimVerdict) -> str:
+    if isinstance(claim, dict):
+        return str(claim.get("text", ""))
+    return verdict.text or "" if claim is None else str(claim)
+
+
 def _dropped(r: NarrationResult) -> list[str]:
     dropped = r.dropped()
     if not dropped:
         return ["", "Dropped claims: none."]
+    replaced_by = {old: new for new, old in _replacements(r).items()}
     lines = ["", f"Dropped claims ({len(dropped)}):"]
     for index, verdict, claim in dropped:
-        text = claim.get("text", "") if isinstance(claim, dict) else claim
+        text = _dropped_text(claim, verdict)
         where = f"pass {index} " if len(r.passes) > 1 else ""
         shown = one_line_showing(text, 90, reason_terms(verdict.errors))
         lines.append(f"  {where}{verdict.id} [{verdict.type or '?'}] {shown}")
         lines.append(f"      {_reason(verdict)}")
+        new = replaced_by.get((index, verdict.id))
+        if new is not None:
+            lines.append(f"      replaced at pass {new[0]} by {new[1]}")
     return lines
 
 
@@ -226,8 +245,6 @@ def _claim_item(graph: EvidenceGraph, claim: Claim, headline: bool, anchor: str,
     )
 
 
-#: A claim of one pass: (pass index, claim id).
-_At = tuple[int, str]
 _K = TypeVar("_K")
 
 
@@ -271,10 +288,7 @@ class _Links:
 
 
 def _links(r: NarrationResult, shown: Sequence[Claim]) -> _Links:
-    replaces: dict[_At, _At] = {}
-    for p in r.passes:
-        for new, old in p.replaces.items():
-            replaces[(p.index, new)] = (p.index - 1, old)
+    replaces = _replacements(r)
     return _Links(
         dropped=_first_anchors(((i, v.id) for i, v, _ in r.dropped()), "dropped"),
         shipped=_first_anchors((c.id for c in shown), "shipped"),
@@ -334,12 +348,6 @@ _DECLARED = (
     ("entities", "declared entities"),
     ("numbers", "declared numbers"),
 )
-
-
-def _dropped_text(claim: Any, verdict: ClaimVerdict) -> str:
-    if isinstance(claim, dict):
-        return str(claim.get("text", ""))
-    return verdict.text or "" if claim is None else str(claim)
 
 
 def _dropped_html(r: NarrationResult, links: _Links) -> str:
