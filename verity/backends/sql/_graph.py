@@ -295,16 +295,28 @@ class LeftOut:
             data["null"] = dict(self.nulls)
         if self.below_top:
             data["below_top"] = self.below_top
+            data["top"] = self.top
         return data
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> LeftOut:
+        """The counts a ``ROWS_LEFT_OUT`` node's ``data`` holds."""
+        return cls(
+            str(data["query"]),
+            int(data["returned"]),
+            {str(k): int(v) for k, v in data.get("null", {}).items()},
+            int(data.get("below_top", 0)),
+            data.get("top"),
+        )
 
 
 def _count(n: int) -> str:
     return format_number(n, "integer")
 
 
-def left_out(graph: EvidenceGraph) -> list[dict[str, Any]]:
-    """The ``data`` of a graph's left-out-rows statements, in query order."""
-    return [dict(n.data) for n in graph.model.nodes if n.type == LEFT_OUT_TYPE]
+def left_out(graph: EvidenceGraph) -> list[LeftOut]:
+    """The rows each query of a SQL graph left out, from its ``ROWS_LEFT_OUT`` nodes."""
+    return [LeftOut.from_data(n.data) for n in graph.model.nodes if n.type == LEFT_OUT_TYPE]
 
 
 class SqlGraph:
