@@ -89,10 +89,9 @@ def _check_target(path: Path, flag: str) -> None:
     """Refuse, before any query runs, a target that cannot be written: a directory, or a
     file in a folder that does not exist."""
     if path.is_dir():
-        raise InputError(f"{flag} {path} is a directory; name a file")
-    folder = path.parent
-    if not folder.is_dir():
-        raise InputError(f"{flag} {path}: the folder {folder} does not exist")
+        raise InputError(f"{flag}: cannot write {path}: it is a directory")
+    if not path.parent.is_dir():
+        raise InputError(f"{flag}: cannot write {path}: folder {path.parent} does not exist")
 
 
 def _draft(args: argparse.Namespace) -> int:
