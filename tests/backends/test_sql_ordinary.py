@@ -212,10 +212,10 @@ def test_the_shipped_specs_state_or_refuse_a_tie(tmp_path: Path) -> None:
         "top_region_pacific",
     ]
     assert top[0].statement == (
-        "gulf_coast had the highest revenue of all regions at $72.00, tied with midwest "
-        "and pacific."
+        "Gulf Coast had the highest revenue of all regions at $72.00, tied with Midwest "
+        "and Pacific."
     )
-    false = "gulf_coast had the highest revenue of all regions at $72.00."
+    false = "Gulf Coast had the highest revenue of all regions at $72.00."
     assert not _ships(graph, _claim(graph, "top_region_gulf_coast", false))
     # the sample spec's leaders and runners-up refuse a tie rather than pick one
     with pytest.raises(SqlBackendError) as caught:

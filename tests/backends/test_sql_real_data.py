@@ -153,7 +153,12 @@ def test_skip_row_drops_the_row_and_says_so_when_too_few_remain(urls: dict[str, 
     assert left_out.statement == (
         "Query united_1545 left out 1 of the 5 rows it returned: 1 for a NULL in delay."
     )
-    assert left_out.data == {"query": "united_1545", "returned": 5, "left_out": 1, "null": {"delay": 1}}
+    assert left_out.data == {
+        "query": "united_1545",
+        "returned": 5,
+        "left_out": 1,
+        "null": {"delay": 1},
+    }
     message = r"returned 5 rows and kept 4 \(left out 1 for a NULL in delay\); the spec requires"
     with pytest.raises(SqlBackendError, match=message):
         _graph(urls, "flights", data)

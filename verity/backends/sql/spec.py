@@ -99,13 +99,14 @@ _SUPERLATIVE_WORDS = (
     "lead|leads|led|leading|leader|rank|ranked|ranks|record|unmatched|unrivaled|unrivalled"
 )
 #: Words ending in -est that are not superlatives.
-_NOT_SUPERLATIVE = frozenset(
-    "armrest arrest attest backrest behest bequest budapest bucharest celest chest congest "
-    "conquest contest crest detest digest dishonest divest earnest everest forest guest harvest "
-    "headrest honest immodest infest ingest inquest interest invest manifest midwest modest "
-    "molest northwest pretest priest protest quest reinvest request retest southwest suggest "
-    "tempest unrest".split()
-)
+_NOT_SUPERLATIVE = frozenset((
+    "armrest", "arrest", "attest", "backrest", "behest", "bequest", "budapest", "bucharest",
+    "celest", "chest", "congest", "conquest", "contest", "crest", "detest", "digest",
+    "dishonest", "divest", "earnest", "everest", "forest", "guest", "harvest", "headrest",
+    "honest", "immodest", "infest", "ingest", "inquest", "interest", "invest", "manifest",
+    "midwest", "modest", "molest", "northwest", "pretest", "priest", "protest", "quest",
+    "reinvest", "request", "retest", "southwest", "suggest", "tempest", "unrest",
+))  # fmt: skip
 _SUPERLATIVE = re.compile(
     rf"\b(?:{_SUPERLATIVE_WORDS})\b|\b[a-z]{{2,}}est\b|\bthan\s+any\b|\bnumber\s+one\b"
     r"|\bno\.\s*1\b|#\s*1\b",
