@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 from tests.backends.sql_real import DATASETS, make_sqlite, pg_url_or_skip, postgres_schema
 from tests.helpers import ROOT, load_json
 from verity import verify
-from verity.backends.sql._graph import left_out
+from verity.backends.sql import left_out
 from verity.backends.sql.draft import NULL_TEXT, draft_spec
 from verity.backends.sql.query import (
     SqlBackendError,

@@ -17,7 +17,7 @@ import pytest
 from tests.backends.sql_real import make_sqlite, pg_url_or_skip, postgres_schema
 from tests.helpers import FIXTURES, ROOT, load_json
 from verity import EvidenceGraph, verify
-from verity.backends.sql._graph import left_out
+from verity.backends.sql import left_out
 from verity.backends.sql.draft import draft_spec
 from verity.backends.sql.query import (
     SqlBackendError,

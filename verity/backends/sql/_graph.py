@@ -1,12 +1,15 @@
 """The rows of a SQL spec's queries become an evidence graph, made with GraphBuilder.
 
 A query's rows are read in two passes. The first, per query, applies the spec's NULL
-policies (a row with a NULL in a ``skip_row`` column is dropped; a NULL elsewhere is an
-error naming the row unless the column reads it as a text), cuts a ranking at ``top``
-and finds its ties, and turns each kept row into ids, numbers and text. The second, once
+policies (a row with a NULL in a ``skip_row`` column is dropped; a NULL alias is skipped;
+a NULL elsewhere is an error naming the row unless the column reads it as a text), cuts a
+ranking at ``top`` and finds its ties, counts every row it left out (:class:`LeftOut`,
+one ``ROWS_LEFT_OUT`` node per such query), refuses an empty result unless the query
+allows it, and turns each kept row into ids, numbers and text. The second, once
 every query has run, knows every entity's display name, so it renders the statements,
 checks them (one sentence to the graph's segmenter, every number declared, every row
-entity named) and hands everything to :class:`~verity.core.builder.GraphBuilder`.
+entity named, no superlative over SQL that can cut its own rows) and hands everything
+to :class:`~verity.core.builder.GraphBuilder`.
 
 Entity ids are derived from column values by one rule (:func:`slugify`): Unicode NFKD,
 characters outside ASCII dropped, lower case, every run of characters other than
