@@ -146,7 +146,7 @@ def build_summary(graph: EvidenceGraph, queries: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if args.query is not None or args.write_spec is not None:
-        return _draft(args)
+        return until_stopped("graph-from-sql", "no spec was written", lambda: _draft(args))
     unchanged = "nothing was written" if args.out is None else f"{args.out} is unchanged"
     return until_stopped("graph-from-sql", unchanged, lambda: _build(args))
 
