@@ -293,7 +293,7 @@ def test_rows_a_spec_leaves_out_are_counted_in_the_graph_and_the_summary(
         main(["graph-from-sql", "--db", sqlite_shop, "--spec", str(path), "--out", str(out)]) == 0
     )
     assert capsys.readouterr().err == (
-        "graph-from-sql: 3 nodes from 1 queries; left out 2 of the 5 rows of query "
+        "graph-from-sql: 3 nodes from 1 query; left out 2 of the 5 rows of query "
         "'per_city' (2 for a NULL in city)\n"
     )
     assert out.read_text("utf-8") == graph.dumps()

@@ -18,6 +18,7 @@ import re
 import string
 from collections.abc import Mapping
 from decimal import Decimal
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -213,6 +214,7 @@ def _mask_sql(sql: str) -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=256)
 def row_cut(sql: str) -> str | None:
     """The first construct of ``sql`` that can cut the query's own rows (``LIMIT``,
     ``OFFSET``, ``FETCH FIRST``, ``TOP``, ``ROW_NUMBER(``), outside strings, quoted names

@@ -134,7 +134,8 @@ def build_summary(graph: EvidenceGraph, queries: int) -> str:
     """What a build made, and every row it left out: ``35 nodes from 9 queries; left out
     4 of the 105 rows of query 'dests' (4 for a NULL in dest_name)``."""
     counts = left_out(graph)
-    made = f"{len(graph.model.nodes) - len(counts)} nodes from {queries} queries"
+    nodes = len(graph.model.nodes) - len(counts)
+    made = f"{_plural(nodes, 'node')} from {_plural(queries, 'query', 'queries')}"
     if not counts:
         return f"{made}; no row left out"
     parts = [
@@ -142,6 +143,10 @@ def build_summary(graph: EvidenceGraph, queries: int) -> str:
         for c in counts
     ]
     return f"{made}; left out {'; '.join(parts)}"
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def run(args: argparse.Namespace) -> int:
