@@ -278,8 +278,8 @@ class LeftOut:
 
     def statement(self) -> str:
         return (
-            f"Query {self.query} left out {_count(self.count)} of the {_count(self.returned)} "
-            f"rows it returned: {join_words(self.reasons())}."
+            f"Query {self.query} left out {_count(self.count)} of the {_rows(self.returned)} "
+            f"it returned: {join_words(self.reasons())}."
         )
 
     def numbers(self) -> list[str]:
@@ -315,6 +315,10 @@ class LeftOut:
 
 def _count(n: int) -> str:
     return format_number(n, "integer")
+
+
+def _rows(n: int) -> str:
+    return f"{_count(n)} row" if n == 1 else f"{_count(n)} rows"
 
 
 def left_out(graph: EvidenceGraph) -> list[LeftOut]:
@@ -696,7 +700,7 @@ def _check_kept(query: QuerySpec, kept: int, dropped: LeftOut) -> None:
     least ``min_rows`` rows."""
     if (kept and kept >= query.min_rows) or (not kept and query.allow_empty):
         return
-    got = f"{dropped.returned} rows" if dropped.returned else "no rows"
+    got = _rows(dropped.returned) if dropped.returned else "no rows"
     if dropped.count:
         got += f" and kept {kept or 'none'} (left out {join_words(dropped.reasons())})"
     need = (
