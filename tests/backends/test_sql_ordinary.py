@@ -236,6 +236,19 @@ def test_a_null_alias_after_a_left_join_keeps_its_row(shop: str) -> None:
     assert graph.nodes["orders_city_brg"].statement == "Customers in BRG placed 4 orders."
 
 
+def test_an_alias_the_statement_shows_may_read_a_null_as_text(shop: str) -> None:
+    spec = _entity_spec(
+        CITY_ROWS,
+        statement_template="Customers in {code} ({city}) placed {orders} orders.",
+        nulls={"city": {"text": "a city not on file"}},
+    )
+    graph = graph_from_url(shop, spec)
+    assert graph.nodes["orders_city_brg"].statement == (
+        "Customers in BRG (a city not on file) placed 4 orders."
+    )
+    assert [e.aliases for e in graph.model.entities if e.id == "city_brg"] == [[]]
+
+
 def test_a_draft_of_a_left_join_keeps_every_row(shop: str) -> None:
     """The draft makes the joined name column an alias (never ``skip_row``): every one of
     the six customers is a node."""
