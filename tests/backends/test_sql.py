@@ -472,7 +472,7 @@ def test_cli_default_is_the_embedded_sample(capsys: pytest.CaptureFixture[str]) 
     assert main(["graph-from-sql"]) == 0
     out, err = capsys.readouterr()
     assert out == GOLDEN_GRAPH.read_text("utf-8")
-    assert err == ""
+    assert err == "graph-from-sql: 35 nodes from 10 queries; no row left out\n"
 
 
 def test_cli_writes_out_file(sample_db: Path, tmp_path: Path) -> None:
@@ -517,6 +517,7 @@ def _cli_error_cases(tmp: Path, db: Path) -> list[tuple[list[str], str]]:
         (["--spec", str(bad_spec)], "node_type"),
         (["--db", url, "--spec", str(write_spec)], "open read-only"),
         (["--out", str(tmp / "no" / "dir" / "g.json")], "cannot write"),
+        (["--out", str(tmp)], "it is a directory"),
     ]
 
 

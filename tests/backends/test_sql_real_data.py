@@ -15,7 +15,7 @@ import pytest
 from tests.backends.sql_real import DATASETS, make_sqlite, pg_url_or_skip, postgres_schema, spec
 from verity import EvidenceGraph, verify
 from verity.backends.sql.query import SqlBackendError, graph_from_url, sqlite_url
-from verity.backends.sql.spec import load_spec
+from verity.backends.sql.spec import LEFT_OUT_TYPE, load_spec
 from verity.text.segment import split_sentences
 
 
@@ -73,7 +73,8 @@ def _passes(graph: EvidenceGraph, claim: dict[str, Any]) -> bool:
 def test_spec_builds_and_every_statement_verifies(urls: dict[str, str], name: str) -> None:
     graph = _graph(urls, name)
     assert graph.backend == "a SQL query"
-    failing = [n.id for n in graph.model.nodes if not _passes(graph, _claim(graph, n.id))]
+    nodes = [n for n in graph.model.nodes if n.type != LEFT_OUT_TYPE]  # counts, no rule
+    failing = [n.id for n in nodes if not _passes(graph, _claim(graph, n.id))]
     assert failing == []
     assert len(graph.model.nodes) >= 15
 
@@ -148,7 +149,18 @@ def test_skip_row_drops_the_row_and_says_so_when_too_few_remain(urls: dict[str, 
     data = spec("flights")
     query = _query(data, "united_1545")
     query["min_rows"] = 6
-    with pytest.raises(SqlBackendError, match=r"returned 4 rows \(1 skipped for NULLs\)"):
+    left_out = graph.nodes["united_1545_rows_left_out"]
+    assert left_out.statement == (
+        "Query united_1545 left out 1 of the 5 rows it returned: 1 for a NULL in delay."
+    )
+    assert left_out.data == {
+        "query": "united_1545",
+        "returned": 5,
+        "left_out": 1,
+        "null": {"delay": 1},
+    }
+    message = r"returned 5 rows and kept 4 \(left out 1 for a NULL in delay\); the spec requires"
+    with pytest.raises(SqlBackendError, match=message):
         _graph(urls, "flights", data)
     del query["nulls"]
     with pytest.raises(

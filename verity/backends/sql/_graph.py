@@ -1,12 +1,15 @@
 """The rows of a SQL spec's queries become an evidence graph, made with GraphBuilder.
 
 A query's rows are read in two passes. The first, per query, applies the spec's NULL
-policies (a row with a NULL in a ``skip_row`` column is dropped; a NULL elsewhere is an
-error naming the row unless the column reads it as a text), cuts a ranking at ``top``
-and finds its ties, and turns each kept row into ids, numbers and text. The second, once
+policies (a row with a NULL in a ``skip_row`` column is dropped; a NULL alias is skipped;
+a NULL elsewhere is an error naming the row unless the column reads it as a text), cuts a
+ranking at ``top`` and finds its ties, counts every row it left out (:class:`LeftOut`,
+one ``ROWS_LEFT_OUT`` node per such query), refuses an empty result unless the query
+allows it, and turns each kept row into ids, numbers and text. The second, once
 every query has run, knows every entity's display name, so it renders the statements,
 checks them (one sentence to the graph's segmenter, every number declared, every row
-entity named) and hands everything to :class:`~verity.core.builder.GraphBuilder`.
+entity named, no superlative over SQL that can cut its own rows) and hands everything
+to :class:`~verity.core.builder.GraphBuilder`.
 
 Entity ids are derived from column values by one rule (:func:`slugify`): Unicode NFKD,
 characters outside ASCII dropped, lower case, every run of characters other than
@@ -34,6 +37,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 from verity.backends.sql.spec import (
+    LEFT_OUT_TYPE,
     ROW_FIELD,
     EntityColumn,
     NullText,
@@ -41,6 +45,9 @@ from verity.backends.sql.spec import (
     QuerySpec,
     SqlBackendError,
     SqlSpec,
+    cut_message,
+    row_cut,
+    superlative,
     template_fields,
 )
 from verity.core.builder import GraphBuilder, format_number, to_decimal
@@ -52,7 +59,16 @@ from verity.text.normalize import normalize
 from verity.text.numbers import find_numbers, number_value
 from verity.text.segment import split_sentences
 
-__all__ = ["MAX_STATEMENT_CHARS", "SqlGraph", "cell_text", "join_words", "slugify"]
+__all__ = [
+    "LEFT_OUT_TYPE",
+    "MAX_STATEMENT_CHARS",
+    "LeftOut",
+    "SqlGraph",
+    "cell_text",
+    "join_words",
+    "left_out",
+    "slugify",
+]
 
 #: A node statement is one short sentence.
 MAX_STATEMENT_CHARS = 300
@@ -226,11 +242,88 @@ def _row_label(query: QuerySpec, index: int, row: Mapping[str, object]) -> str:
     return f"query {query.name!r}, row {index}" + (f" ({', '.join(values)})" if values else "")
 
 
-def _skipped(query: QuerySpec, row: Mapping[str, object]) -> bool:
-    """True when a NULL falls in a column whose policy drops the row."""
-    return any(
-        row.get(column) is None and policy == "skip_row" for column, policy in query.nulls.items()
-    )
+def _skipped_for(query: QuerySpec, row: Mapping[str, object]) -> str | None:
+    """The first column whose NULL drops the row (its policy is ``skip_row``), or None."""
+    for column, policy in query.nulls.items():
+        if row.get(column) is None and policy == "skip_row":
+            return column
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOut:
+    """The rows one query returned and left out: per column, the rows a NULL dropped
+    (``skip_row``), and the rows a ranking cut below its ``top``."""
+
+    query: str
+    returned: int
+    nulls: dict[str, int]
+    below_top: int
+    top: int | None
+
+    @property
+    def count(self) -> int:
+        return sum(self.nulls.values()) + self.below_top
+
+    @property
+    def node_id(self) -> str:
+        return f"{self.query}_rows_left_out"
+
+    def reasons(self) -> list[str]:
+        """``4 for a NULL in dest_name``, ``7 below the top 3``."""
+        out = [f"{_count(n)} for a NULL in {column}" for column, n in self.nulls.items()]
+        if self.below_top:
+            out.append(f"{_count(self.below_top)} below the top {_count(self.top or 0)}")
+        return out
+
+    def statement(self) -> str:
+        return (
+            f"Query {self.query} left out {_count(self.count)} of the {_rows(self.returned)} "
+            f"it returned: {join_words(self.reasons())}."
+        )
+
+    def numbers(self) -> list[str]:
+        counts = [self.count, self.returned, *self.nulls.values()]
+        if self.below_top:
+            counts += [self.below_top, self.top or 0]
+        return list(dict.fromkeys(_count(n) for n in counts))
+
+    def data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "query": self.query,
+            "returned": self.returned,
+            "left_out": self.count,
+        }
+        if self.nulls:
+            data["null"] = dict(self.nulls)
+        if self.below_top:
+            data["below_top"] = self.below_top
+            data["top"] = self.top
+        return data
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> LeftOut:
+        """The counts a ``ROWS_LEFT_OUT`` node's ``data`` holds."""
+        return cls(
+            str(data["query"]),
+            int(data["returned"]),
+            {str(k): int(v) for k, v in data.get("null", {}).items()},
+            int(data.get("below_top", 0)),
+            data.get("top"),
+        )
+
+
+def _count(n: int) -> str:
+    return format_number(n, "integer")
+
+
+def _rows(n: int) -> str:
+    return f"{_count(n)} row" if n == 1 else f"{_count(n)} rows"
+
+
+def left_out(graph: EvidenceGraph) -> list[LeftOut]:
+    """The rows each query of a SQL graph left out, from its ``ROWS_LEFT_OUT`` nodes."""
+    return [LeftOut.from_data(n.data) for n in graph.model.nodes if n.type == LEFT_OUT_TYPE]
 
 
 class SqlGraph:
@@ -242,6 +335,7 @@ class SqlGraph:
         self.by_value: dict[tuple[str, str], str] = {}
         self.rows: list[_Row] = []
         self.node_ids: dict[str, str] = {}
+        self.left_out: list[LeftOut] = []
 
     # -- entities
 
@@ -362,23 +456,29 @@ class SqlGraph:
                 query=query.name,
             )
         kept: list[tuple[int, dict[str, object]]] = []
+        nulls: dict[str, int] = {}
         for i, values in enumerate(rows):
             row = dict(zip(columns, values, strict=True))
-            if not _skipped(query, row):
+            column = _skipped_for(query, row)
+            if column is None:
                 kept.append((i + 1, row))
+            else:
+                nulls[column] = nulls.get(column, 0) + 1
         groups = _rank(query, kept) if query.rank_by is not None else [[r] for r in kept]
         made = [[self._row(query, index, row) for index, row in group] for group in groups]
         kept_count = sum(len(g) for g in made)
-        if kept_count < query.min_rows:
-            got = "no rows" if not kept_count else f"{kept_count} rows"
-            skipped = len(rows) - len(kept)
-            extra = f" ({skipped} skipped for NULLs)" if skipped else ""
-            raise SqlBackendError(
-                f"query {query.name!r} returned {got}{extra}; the spec requires at least "
-                f"{query.min_rows}",
-                code="no_rows",
-                query=query.name,
-            )
+        dropped = LeftOut(query.name, len(rows), nulls, len(kept) - kept_count, query.top)
+        _check_kept(query, kept_count, dropped)
+        if dropped.count:
+            if dropped.node_id in self.node_ids:
+                raise SqlBackendError(
+                    f"query {query.name!r}: node id {dropped.node_id!r}, which counts the rows "
+                    f"it left out, is also produced by query {self.node_ids[dropped.node_id]!r}",
+                    code="node_id",
+                    query=query.name,
+                )
+            self.node_ids[dropped.node_id] = query.name
+            self.left_out.append(dropped)
         for nodes in made:
             if len(nodes) > 1:
                 self._tie(query, nodes)
@@ -472,6 +572,15 @@ class SqlGraph:
                 )
         for row in self.rows:
             self._add_node(builder, row, matcher)
+        for dropped in self.left_out:
+            builder.node(
+                dropped.node_id,
+                LEFT_OUT_TYPE,
+                statement=dropped.statement(),
+                entities=[],
+                numbers=dropped.numbers(),
+                data=dropped.data(),
+            )
         self._add_edges(builder)
         for rule in self.spec.rules:
             builder.rule(rule.claim_type, rule.requires, narrates=rule.narrates)
@@ -508,6 +617,12 @@ class SqlGraph:
             required.append(span + "." if tied != named else span)  # the stop is the name's
             slots["tied"], template = tied, _tied_template(query)
         _check_statement(statement, row.numbers, row.where, query.name, matcher)
+        cut = row_cut(query.sql)
+        word = None if cut is None else superlative(entity_scan(statement, matcher)[1])
+        if cut is not None and word is not None:
+            raise SqlBackendError(
+                f"{row.where}: {cut_message(word, cut)}", code="cut", query=query.name
+            )
         mentioned = [m.entity_id for m in matcher.mentions(statement)]
         row_entities = list(dict.fromkeys(row.entity_fields.values()))
         for entity_id in row_entities:
@@ -580,6 +695,24 @@ class SqlGraph:
                     builder.edge(row.node_id, target, relation)
 
 
+def _check_kept(query: QuerySpec, kept: int, dropped: LeftOut) -> None:
+    """An empty result is an error unless the query allows it; a non-empty one keeps at
+    least ``min_rows`` rows."""
+    if (kept and kept >= query.min_rows) or (not kept and query.allow_empty):
+        return
+    got = _rows(dropped.returned) if dropped.returned else "no rows"
+    if dropped.count:
+        got += f" and kept {kept or 'none'} (left out {join_words(dropped.reasons())})"
+    need = (
+        f"the spec requires at least {query.min_rows}"
+        if kept
+        else "an empty result is an error unless the query sets allow_empty: true"
+    )
+    raise SqlBackendError(
+        f"query {query.name!r} returned {got}; {need}", code="no_rows", query=query.name
+    )
+
+
 def _tied_template(query: QuerySpec) -> str:
     return f"{query.name}:tied"
 
@@ -634,9 +767,8 @@ def _number(
 def _text_fields(query: QuerySpec, row: Mapping[str, object], label: str) -> dict[str, str]:
     fields: dict[str, str] = {}
     computed = query.computed_fields
-    entity_columns = {e.column for e in query.entities}
-    for name in query.referenced_columns():
-        if name in computed or name in fields or name in entity_columns:
+    for name in query.template_columns():
+        if name in computed or name in fields:
             continue
         raw = row[name]
         policy = query.nulls.get(name, "error")

@@ -4,8 +4,12 @@
 column becomes an entity kind (its values name themselves; a date column reads as a
 date), a numeric column a number (``integer``, ``year`` for a column called ``year``,
 or ``plain`` with the decimals its values show, at most two), anything else a text
-field. Every column that holds a NULL gets an explicit policy (``skip_row`` for an entity
-column, ``{"text": "no value"}`` for the others). The draft has one query and one
+field. A text column that holds a NULL is an alias column of the entity column whose
+values it names one to one (the column a LEFT JOIN adds: a NULL skips the alias, not the
+row), else a text field; every other column that holds a NULL gets an explicit policy
+(``{"text": "no value"}``; ``skip_row`` only for a date column or a text column whose
+values hold numbers, and the rows it leaves out are counted in the graph). A query that
+returns no rows gets no draft. The draft has one query and one
 statement template (``For Adelie, island is Torgersen and body mass g is 3,750.``), one
 rule, and is checked to build as written on the data it was drafted from; when it would
 not, the draft is refused with the reason.
@@ -30,6 +34,7 @@ from verity.backends.sql.spec import QuerySpec, SqlBackendError, check_read_only
 from verity.formats import SPEC_FORMAT
 from verity.text.aliases import alias_key
 from verity.text.align import POLARITY_MARKERS
+from verity.text.numbers import find_numbers
 
 __all__ = ["NULL_TEXT", "draft_spec"]
 
@@ -102,22 +107,61 @@ def _usable_names(values: Sequence[object], taken: set[str]) -> bool:
     return True
 
 
+def _pairs_one_to_one(names: Sequence[object], aliases: Sequence[object]) -> bool:
+    """True when, over the rows whose alias is not NULL, each name has one alias and each
+    alias one name (a name column and the column a LEFT JOIN adds for it)."""
+    pairs = {(n, a) for n, a in zip(names, aliases, strict=True) if a is not None}
+    return bool(pairs) and len(pairs) == len({n for n, _ in pairs}) == len({a for _, a in pairs})
+
+
+def _numberless(values: Sequence[object]) -> bool:
+    return not any(find_numbers(alias_key(str(v))) for v in values if v is not None)
+
+
+def _alias_of(
+    values: Sequence[object],
+    fields: Sequence[Mapping[str, Any]],
+    by_column: Sequence[Sequence[object]],
+) -> str | None:
+    """The entity column whose alias column ``i`` can be: a text column with a NULL whose
+    values name that column's values one to one and hold no number."""
+    if not _numberless(values):
+        return None
+    for field in fields:
+        if field["kind"] == "entity" and _pairs_one_to_one(by_column[field["index"]], values):
+            return str(field["column"])
+    return None
+
+
 def _fields(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> list[dict[str, Any]]:
-    """One description per column: its name, what it holds, and whether it holds a NULL."""
+    """One description per column: its name, what it holds, and whether it holds a NULL.
+
+    A text column with a NULL never names entities (a row would have none): it is an alias
+    column of the entity column it pairs with one to one (a NULL skips the alias), else a
+    text field (a NULL reads as :data:`NULL_TEXT`) when its values hold no number, else
+    an entity column whose NULL rows are left out (and counted)."""
     out: list[dict[str, Any]] = []
     taken: set[str] = set()
+    by_column = [[row[i] for row in rows] for i in range(len(columns))]
     for i, column in enumerate(columns):
-        values = [row[i] for row in rows]
+        values = by_column[i]
         kind = _column_kind(column, values)
+        nullable = any(v is None for v in values)
+        alias = None
         if kind == "entity" and not _usable_names(values, taken):
             kind = "text"
-        if kind in ("entity", "date"):
+        if kind == "entity" and nullable:
+            alias = _alias_of(values, out, by_column)
+            kind = "alias" if alias is not None else ("text" if _numberless(values) else kind)
+        if kind in ("entity", "date", "alias"):
             taken |= {alias_key(str(v)) for v in values if v is not None}
         out.append(
             {
                 "column": column,
+                "index": i,
                 "kind": kind,
-                "nullable": any(v is None for v in values),
+                "alias_of": alias,
+                "nullable": nullable,
                 "decimals": _decimals([v for v in values if v is not None])
                 if kind == "plain"
                 else 0,
@@ -128,7 +172,7 @@ def _fields(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> list[di
 
 def _statement(fields: Sequence[Mapping[str, Any]]) -> str:
     subject = next((f for f in fields if f["kind"] in ("entity", "date")), None)
-    rest = [f for f in fields if f is not subject]
+    rest = [f for f in fields if f is not subject and f["kind"] != "alias"]
     parts = [f"{_label(f['column'])} is {{{f['column']}}}" for f in rest]
     if len(parts) > 1:
         parts = [", ".join(parts[:-1]) + " and " + parts[-1]]
@@ -149,6 +193,8 @@ def _spec(
     kinds: list[dict[str, str]] = []
     for f in fields:
         column = f["column"]
+        if f["kind"] == "alias":
+            continue
         if f["kind"] in ("entity", "date"):
             kind = _kind(column)
             kinds.append({"kind": kind, "id_prefix": kind + "_", "description": f"A {column}."})
@@ -157,6 +203,9 @@ def _spec(
                 entity["format"] = "date"
             else:
                 entity["name_column"] = column
+            aliases = [a["column"] for a in fields if a["alias_of"] == column]
+            if aliases:
+                entity["alias_columns"] = aliases
             entities.append(entity)
             if f["nullable"]:
                 nulls[column] = "skip_row"
@@ -177,7 +226,6 @@ def _spec(
         "statement_template": _statement(fields),
         "entities": entities,
         "numbers": numbers,
-        "min_rows": 0,
     }
     if nulls:
         query["nulls"] = nulls
@@ -208,13 +256,20 @@ def draft_spec(
         sql=sql,
         id_template="row",
         statement_template="A row.",
-        min_rows=0,
+        allow_empty=True,
     )
     cursor: Cursor = connection.cursor()
     try:
         columns, rows = _run(cursor, probe)
     finally:
         cursor.close()
+    if not rows:
+        raise SqlBackendError(
+            "--query returned no rows; a draft is made from the values of a result's rows, "
+            "so run it where it returns some",
+            code="no_rows",
+            query=name,
+        )
     spec = _spec(sql, name, graph_id, _fields(columns, rows))
     try:
         graph_from_queries(connection, spec)

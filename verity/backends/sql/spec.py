@@ -18,6 +18,7 @@ import re
 import string
 from collections.abc import Mapping
 from decimal import Decimal
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -40,6 +41,7 @@ from verity.jsonio import loads, read_json
 from verity.text.variation import PatternError, parse_pattern
 
 __all__ = [
+    "LEFT_OUT_TYPE",
     "ROW_FIELD",
     "SPEC_FORMAT",
     "EdgeSpec",
@@ -54,8 +56,11 @@ __all__ = [
     "SqlBackendError",
     "SqlSpec",
     "check_read_only_sql",
+    "cut_message",
     "load_spec",
+    "row_cut",
     "sample_spec",
+    "superlative",
     "template_fields",
 ]
 
@@ -66,6 +71,10 @@ EntityFormat = Literal["text", "year", "date"]
 
 #: The template field that holds the row's 1-based position in its query's result.
 ROW_FIELD = "_row"
+
+#: The node type of the statement that counts the rows a query left out (a ``skip_row``
+#: NULL, a ranking's cut below ``top``); a rule may name it.
+LEFT_OUT_TYPE = "ROWS_LEFT_OUT"
 
 Snake = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
 ColumnName = Annotated[str, StringConstraints(pattern=r"^[a-z_][a-z0-9_]*$", max_length=64)]
@@ -78,7 +87,32 @@ Template = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
 
 _FIELD_RE = re.compile(r"^[a-z_][a-z0-9_]*$")
 _TRAILING = re.compile(r"[\s;]+$")
-_CUTS_ROWS = re.compile(r"\b(?:limit|fetch\s+(?:first|next))\b", re.IGNORECASE)
+#: SQL that can cut a query's own rows, hiding a tie at the cut: LIMIT, OFFSET, FETCH
+#: FIRST/NEXT, SELECT TOP and ROW_NUMBER() (one row per partition picked among tied ones).
+_CUTS_ROWS = re.compile(
+    r"\b(?:limit|offset|fetch\s+(?:first|next)|select\s+(?:(?:distinct|all)\s+)?top)\b"
+    r"|\brow_number\s*\(",
+    re.IGNORECASE,
+)
+#: Words that make a statement superlative (it says a row stands above or below all others).
+_SUPERLATIVE_WORDS = (
+    "most|least|fewest|best|worst|top|bottom|first|last|maximum|minimum|max|min|"
+    "lead|leads|led|leading|leader|rank|ranked|ranks|record|unmatched|unrivaled|unrivalled"
+)
+#: Words ending in -est that are not superlatives.
+_NOT_SUPERLATIVE = frozenset((
+    "armrest", "arrest", "attest", "backrest", "behest", "bequest", "budapest", "bucharest",
+    "celest", "chest", "congest", "conquest", "contest", "crest", "detest", "digest",
+    "dishonest", "divest", "earnest", "everest", "forest", "guest", "harvest", "headrest",
+    "honest", "immodest", "infest", "ingest", "inquest", "interest", "invest", "manifest",
+    "midwest", "modest", "molest", "northwest", "pretest", "priest", "protest", "quest",
+    "reinvest", "request", "retest", "southwest", "suggest", "tempest", "unrest",
+))  # fmt: skip
+_SUPERLATIVE = re.compile(
+    rf"\b(?:{_SUPERLATIVE_WORDS})\b|\b[a-z]{{2,}}est\b|\bthan\s+any\b|\bnumber\s+one\b"
+    r"|\bno\.\s*1\b|#\s*1\b",
+    re.IGNORECASE,
+)
 _ALLOWED_FIRST_WORDS = frozenset({"select", "with", "values"})
 
 
@@ -88,7 +122,7 @@ class SqlBackendError(InputError):
     ``code`` names the failure (``spec``, ``url``, ``connect``, ``driver``,
     ``read_only``, ``write_attempt``, ``sql``, ``no_rows``, ``too_many_rows``,
     ``missing_column``, ``value``, ``null``, ``entity``, ``statement``, ``node_id``,
-    ``edge``, ``tie``, ``order``, ``graph``, ``draft``); ``query`` is the spec query it
+    ``edge``, ``tie``, ``order``, ``cut``, ``graph``, ``draft``); ``query`` is the spec query it
     concerns, if any, and ``row`` the 1-based row of its result.
     """
 
@@ -178,6 +212,38 @@ def _mask_sql(sql: str) -> str:
         out.append(" ")
         i = end
     return "".join(out)
+
+
+@lru_cache(maxsize=256)
+def row_cut(sql: str) -> str | None:
+    """The first construct of ``sql`` that can cut the query's own rows (``LIMIT``,
+    ``OFFSET``, ``FETCH FIRST``, ``TOP``, ``ROW_NUMBER(``), outside strings, quoted names
+    and comments; None when there is none."""
+    found = _CUTS_ROWS.search(_mask_sql(sql))
+    if found is None:
+        return None
+    words = " ".join(found.group(0).upper().replace("(", "").split())
+    return words + "()" if words == "ROW_NUMBER" else words
+
+
+def superlative(text: str) -> str | None:
+    """The first word or phrase of ``text`` that makes it superlative (``most``,
+    ``highest``, ``top``, ``than any``...), or None. Template fields are not read."""
+    literal = re.sub(r"\{[^{}]*\}", " ", text)
+    for found in _SUPERLATIVE.finditer(literal):
+        word = " ".join(found.group(0).lower().split())
+        if word not in _NOT_SUPERLATIVE:
+            return word
+    return None
+
+
+def cut_message(word: str, cut: str) -> str:
+    """Why a superlative statement over SQL that cuts its own rows is refused."""
+    return (
+        f"the statement says {word!r} but the SQL can cut its own rows ({cut}), which "
+        "hides a row tied at the cut; return every row in rank order and declare rank_by, "
+        "top and ties, so that a tie is stated or refused"
+    )
 
 
 def check_read_only_sql(sql: str) -> None:
@@ -325,8 +391,12 @@ class QuerySpec(_Model):
     entities: list[EntityColumn] = Field(default_factory=list)
     numbers: list[NumberColumn] = Field(default_factory=list)
     edges: list[EdgeSpec] = Field(default_factory=list)
-    min_rows: int = Field(default=1, ge=0)
+    #: The fewest rows a non-empty result may keep (after NULL skips and a ranking's cut).
+    min_rows: int = Field(default=1, ge=1)
     max_rows: int | None = Field(default=None, ge=1)
+    #: An empty result (no row returned or kept) is a fact of the data, not an error:
+    #: the query then adds no node. Without it an empty result stops the build.
+    allow_empty: bool = False
     #: Per column, what a NULL means (default ``error``; a NULL alias is skipped).
     nulls: dict[ColumnName, NullPolicy] = Field(default_factory=dict)
     #: A ranking: the query returns one row per rank, ordered by ``rank_by`` (no LIMIT:
@@ -344,6 +414,15 @@ class QuerySpec(_Model):
     headline: bool = False
     #: How much the rows matter to a reader (higher first; absent counts as 0).
     salience: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
+
+    @field_validator("min_rows", mode="before")
+    @classmethod
+    def _not_zero(cls, value: object) -> object:
+        if value == 0 and not isinstance(value, bool):
+            raise ValueError(
+                "min_rows must be at least 1; an empty result is allowed by allow_empty: true"
+            )
+        return value
 
     @field_validator("sql")
     @classmethod
@@ -397,13 +476,13 @@ class QuerySpec(_Model):
             raise ValueError(f"coordinable field {unknown[0]!r} is not in statement_template")
         self._check_nulls()
         self._check_ranking()
+        self._check_cut()
         return self
 
     def _check_nulls(self) -> None:
         used = set(self.referenced_columns())
         text_free = {e.column for e in self.entities}
         text_free |= {e.name_column for e in self.entities if e.name_column is not None}
-        text_free |= {a for e in self.entities for a in e.alias_columns}
         if self.rank_by is not None:
             text_free.add(self.rank_by)
         for column, policy in self.nulls.items():
@@ -424,15 +503,32 @@ class QuerySpec(_Model):
             raise ValueError(
                 "rank_by needs ties: report (state each tie) or error (refuse a result with one)"
             )
-        if _CUTS_ROWS.search(_mask_sql(self.sql)):
+        cut = row_cut(self.sql)
+        if cut is not None:
             raise ValueError(
-                "a ranked query may not cut its own rows (LIMIT or FETCH FIRST hides ties); "
+                f"a ranked query may not cut its own rows ({cut} hides ties); "
                 "return every row in rank order and set top"
             )
         if template_fields(self.tie_template) != ["tied"]:
             raise ValueError("tie_template must use the field {tied} once and no other field")
         if self.ties == "report" and not self.entities:
             raise ValueError("ties: report names tied rows by an entity column; declare one")
+
+    def superlative_text(self) -> str | None:
+        """The first superlative word of the statement template or a variant, or None."""
+        for text in (self.statement_template, *self.statement_variants):
+            word = superlative(text)
+            if word is not None:
+                return word
+        return None
+
+    def _check_cut(self) -> None:
+        """A superlative statement over SQL that can cut its own rows is refused: the cut
+        may hide a row tied with the one the statement puts above all others."""
+        cut = row_cut(self.sql)
+        word = None if cut is None else self.superlative_text()
+        if cut is not None and word is not None:
+            raise ValueError(cut_message(word, cut))
 
     def canonical_pattern(self) -> str:
         """``statement_template`` as a template pattern: its text escaped, its fields slots."""
@@ -461,6 +557,14 @@ class QuerySpec(_Model):
             return pattern[:-1] + clause + "."
         return pattern + clause
 
+    def template_columns(self) -> list[str]:
+        """The columns the templates read as text (not entity or number fields), in order."""
+        templates = [self.id_template, self.statement_template]
+        templates += [e.target_template for e in self.edges]
+        computed = self.computed_fields
+        names = [f for t in templates for f in template_fields(t) if f not in computed]
+        return list(dict.fromkeys(names))
+
     def referenced_columns(self) -> list[str]:
         """Every result column the query's spec needs, each once, in a stable order."""
         names: list[str] = []
@@ -474,11 +578,7 @@ class QuerySpec(_Model):
             names.append(number.column)
             if number.denominator is not None:
                 names.append(number.denominator)
-        templates = [self.id_template, self.statement_template]
-        templates += [e.target_template for e in self.edges]
-        computed = self.computed_fields
-        for template in templates:
-            names += [f for f in template_fields(template) if f not in computed]
+        names += self.template_columns()
         return list(dict.fromkeys(names))
 
 
@@ -509,6 +609,12 @@ class SqlSpec(_Model):
                         f"{entity.kind!r}, which 'entities' does not declare"
                     )
         node_types = {q.node_type for q in self.queries}
+        if LEFT_OUT_TYPE in node_types:
+            raise ValueError(
+                f"node type {LEFT_OUT_TYPE!r} is the backend's own (it counts the rows a "
+                "query left out); name the query's node type otherwise"
+            )
+        node_types.add(LEFT_OUT_TYPE)
         for rule in self.rules:
             for requirement in rule.requires:
                 for node_type in requirement.any_of:

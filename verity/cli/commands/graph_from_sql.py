@@ -8,6 +8,12 @@ embedded sample: no ``--db`` runs on the sample sales database (materialized
 in a temporary directory and removed afterwards), no ``--spec`` uses the sample
 spec. The graph is written to ``--out`` or to standard output.
 
+A summary goes to standard error: the nodes made and every row a query left out (a
+``skip_row`` NULL, a ranking's cut below ``top``), which the graph also states, one
+``ROWS_LEFT_OUT`` node per such query. The inputs are checked before any query runs, and
+``--out`` is replaced only by a complete graph: a build that fails or is interrupted
+leaves it as it was.
+
 ``--query "SELECT ..." --write-spec FILE`` drafts a spec from the query's result instead
 (:mod:`verity.backends.sql.draft`): a new file that builds as written on that data, for a
 person to edit. It never overwrites a file.
@@ -22,6 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from verity.backends.sql._graph import join_words, left_out
 from verity.backends.sql.query import (
     Connection,
     graph_from_sample,
@@ -31,7 +38,8 @@ from verity.backends.sql.query import (
     sqlite_url,
 )
 from verity.backends.sql.spec import load_spec, sample_spec
-from verity.cli.commands._output import write_or_print
+from verity.cli.commands._output import until_stopped, write_or_print
+from verity.core.graph import EvidenceGraph
 from verity.errors import InputError
 from verity.files import write_file
 from verity.jsonio import dumps
@@ -77,6 +85,15 @@ def _connection(url: str | None) -> Iterator[Connection]:
         yield connection
 
 
+def _check_target(path: Path, flag: str) -> None:
+    """Refuse, before any query runs, a target that cannot be written: a directory, or a
+    file in a folder that does not exist."""
+    if path.is_dir():
+        raise InputError(f"{flag}: cannot write {path}: it is a directory")
+    if not path.parent.is_dir():
+        raise InputError(f"{flag}: cannot write {path}: folder {path.parent} does not exist")
+
+
 def _draft(args: argparse.Namespace) -> int:
     from verity.backends.sql.draft import draft_spec
 
@@ -89,6 +106,7 @@ def _draft(args: argparse.Namespace) -> int:
     target = Path(args.write_spec)
     if target.exists():
         raise InputError(f"{target} exists; --write-spec writes a new file and never overwrites")
+    _check_target(target, "--write-spec")
     with _connection(args.db) as connection:
         spec = draft_spec(connection, args.query, graph_id=_graph_id(target))
     write_file(target, dumps(spec))
@@ -104,16 +122,45 @@ def _graph_id(target: Path) -> str:
 def _summary(spec: dict[str, Any]) -> str:
     query = spec["queries"][0]
     nulls = len(query.get("nulls", {}))
+    aliases = sum(len(e.get("alias_columns", [])) for e in query["entities"])
     return (
-        f"drafted {len(query['entities'])} entity columns, {len(query['numbers'])} number "
-        f"columns and a NULL policy for {nulls} columns; it builds as written on this data"
+        f"drafted {len(query['entities'])} entity columns ({aliases} alias columns), "
+        f"{len(query['numbers'])} number columns and a NULL policy for {nulls} columns; "
+        "it builds as written on this data"
     )
+
+
+def build_summary(graph: EvidenceGraph, queries: int) -> str:
+    """What a build made, and every row it left out: ``35 nodes from 9 queries; left out
+    4 of the 105 rows of query 'dests' (4 for a NULL in dest_name)``."""
+    counts = left_out(graph)
+    nodes = len(graph.model.nodes) - len(counts)
+    made = f"{_plural(nodes, 'node')} from {_plural(queries, 'query', 'queries')}"
+    if not counts:
+        return f"{made}; no row left out"
+    parts = [
+        f"{c.count} of the {c.returned} rows of query {c.query!r} ({join_words(c.reasons())})"
+        for c in counts
+    ]
+    return f"{made}; left out {'; '.join(parts)}"
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def run(args: argparse.Namespace) -> int:
     if args.query is not None or args.write_spec is not None:
-        return _draft(args)
+        return until_stopped("graph-from-sql", "no spec was written", lambda: _draft(args))
+    unchanged = "nothing was written" if args.out is None else f"{args.out} is unchanged"
+    return until_stopped("graph-from-sql", unchanged, lambda: _build(args))
+
+
+def _build(args: argparse.Namespace) -> int:
     spec = sample_spec() if args.spec is None else load_spec(Path(args.spec))
+    if args.out is not None:
+        _check_target(Path(args.out), "--out")
     graph = graph_from_sample(spec) if args.db is None else graph_from_url(args.db, spec)
     write_or_print(graph.dumps(), args.out)
+    print(f"graph-from-sql: {build_summary(graph, len(spec.queries))}", file=sys.stderr)
     return 0
