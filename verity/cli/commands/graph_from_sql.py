@@ -31,7 +31,7 @@ from verity.backends.sql.query import (
     sqlite_url,
 )
 from verity.backends.sql.spec import load_spec, sample_spec
-from verity.cli.commands._output import write_or_print
+from verity.cli.commands._output import check_output, write_or_print
 from verity.errors import InputError
 from verity.files import write_file
 from verity.jsonio import dumps
@@ -113,6 +113,7 @@ def _summary(spec: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.query is not None or args.write_spec is not None:
         return _draft(args)
+    check_output(args.out)
     spec = sample_spec() if args.spec is None else load_spec(Path(args.spec))
     graph = graph_from_sample(spec) if args.db is None else graph_from_url(args.db, spec)
     write_or_print(graph.dumps(), args.out)
