@@ -107,6 +107,14 @@ def test_a_demo_html_into_a_missing_folder_is_refused_before_the_run(demo_run: P
     assert out == ""
 
 
+def test_a_demo_html_into_the_new_out_dir_is_written(tmp_path: Path) -> None:
+    """The run makes its --out-dir, so an HTML page there is no missing folder."""
+    demo = ["demo", "--narrator", "scripted", "--quiet", "--out-dir", "new"]
+    status, _, err = _run([*demo, "--html", "new/report.html"], tmp_path)
+    assert status == 0, err
+    assert (tmp_path / "new" / "report.html").read_bytes().startswith(b"<!DOCTYPE html>")
+
+
 def test_a_demo_into_a_file_is_refused_before_the_run(demo_run: Path) -> None:
     (demo_run / "taken").write_text("mine", encoding="utf-8")
     before = _files(demo_run)

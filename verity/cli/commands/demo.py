@@ -16,6 +16,7 @@ or 3 when the endpoint answered with an error; :func:`verity.pipeline.failed_att
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from verity.cli.commands._options import (
@@ -89,10 +90,15 @@ def run(args: argparse.Namespace) -> int:
     return until_stopped("demo", f"{args.out_dir} is unchanged", lambda: _demo(args))
 
 
+def _in_out_dir(html: Path, out_dir: str) -> bool:
+    """True when ``html`` goes straight into ``out_dir``, which the run makes."""
+    return os.path.abspath(html.parent) == os.path.abspath(out_dir) and not html.is_dir()
+
+
 def _demo(args: argparse.Namespace) -> int:
     given = args.spend_profile
     check_dir_target(Path(args.out_dir))
-    if args.html is not None:
+    if args.html is not None and not _in_out_dir(args.html, args.out_dir):
         check_file_target(args.html, "--html")
     try:
         with progress_events(args, "demo") as on_event:
