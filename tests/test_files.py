@@ -176,10 +176,10 @@ def test_a_file_target_is_checked_before_the_run(tmp_path: Path) -> None:
     refused = {
         tmp_path / "missing" / "a.json": "the folder .*missing does not exist",
         tmp_path / "file" / "a.json": "the folder .*file is not a folder",
-        tmp_path / "folder": "is a directory",
+        tmp_path / "folder": "it is a directory",
     }
     for path, why in refused.items():
-        with pytest.raises(InputError, match=f"^--out {path}: {why}"):
+        with pytest.raises(InputError, match=f"^cannot write --out {path}: {why}"):
             check_file_target(path, "--out")
     assert _names(tmp_path) == ["file", "folder"]
 

@@ -67,13 +67,13 @@ def check_file_target(path: Path, option: str) -> None:
     directory, or its folder missing or not a folder. ``option`` names it in the one-line
     error (``--out FILE``)."""
     if path.is_dir():
-        raise InputError(f"{option} {path}: is a directory; give a file name")
+        raise InputError(f"cannot write {option} {path}: it is a directory; give a file name")
     if (path.exists() and not path.is_file()) or _in_staging(path):
         return  # written in place (/dev/stdout)
     folder = _absolute(path).parent
     if not folder.is_dir():
         why = "is not a folder" if folder.exists() else "does not exist"
-        raise InputError(f"{option} {path}: the folder {folder} {why}")
+        raise InputError(f"cannot write {option} {path}: the folder {folder} {why}")
 
 
 def check_dir_target(path: Path) -> None:

@@ -20,10 +20,11 @@ leaves the previous run's four files as they were.
 
 **What counts as a run.** A narration whose first attempt the narrator answered is a
 run, whatever the gates then make of it: all claims verified, some dropped, or none (the
-refusal, exit 3) are all outcomes worth keeping. A first attempt that failed with no
-claims at all (``api_error``: the endpoint unreachable, silent or answering with an
-error, the local model failing, a replay with no record of the prompt) is a failure:
-nothing was narrated, so there is nothing to keep. :func:`failed_attempt` is that rule;
+refusal, exit 3) are all outcomes worth keeping, and so is a replay that has no record
+of the prompt (the refusal it reproduces). A first attempt that failed with no claims at
+all because the endpoint or the model did (``api_error`` ``api.*``: unreachable, silent,
+answering with an error; ``local.*``: the embedded model failing) is a failure: nothing
+was narrated, so there is nothing to keep. :func:`failed_attempt` is that rule;
 :func:`run_demo` and ``verity narrate --record`` raise :class:`NarratorFailed` in their
 staging block on it, so a failure replaces no earlier run.
 
@@ -105,12 +106,21 @@ def narrate(
     )
 
 
+#: Where the code of a failed first attempt starts when the narrator failed: the
+#: endpoint's transport or answer (``api.``), the embedded model (``local.``). A replay
+#: with no record of the prompt (``replay.missing``) is the recording's answer: a run.
+_FAILURE_CODES = ("api.", "local.")
+
+
 def failed_attempt(result: NarrationResult) -> Attempt | None:
-    """The first attempt when the narrator failed it (an ``api_error`` and no claims):
-    then the narration is a failure, not a run; else None. One that chose some claims
-    before its transport failed is a run: those claims were verified."""
+    """The first attempt when the narrator failed it (an endpoint or model error, and no
+    claims): then the narration is a failure, not a run; else None. One that chose some
+    claims before its transport failed is a run: those claims were verified."""
     first = result.passes[0].attempt
-    return first if first.api_error is not None and first.narration is None else None
+    err = first.api_error
+    if err is None or first.narration is not None or not err.code.startswith(_FAILURE_CODES):
+        return None
+    return first
 
 
 class NarratorFailed(Exception):

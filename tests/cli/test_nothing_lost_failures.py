@@ -103,7 +103,7 @@ def test_a_demo_html_into_a_missing_folder_is_refused_before_the_run(demo_run: P
     assert status == 2
     assert _files(demo_run) == before
     _one_line(err, ending=f"the folder {demo_run / 'missing'} does not exist")
-    assert err.startswith("verity: error: --html missing/report.html:")
+    assert err.startswith("verity: error: cannot write --html missing/report.html:")
     assert out == ""
 
 
