@@ -12,6 +12,7 @@ first attempt that failed with no claims (unreachable, an HTTP error) is a failu
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -21,6 +22,11 @@ import pytest
 
 from tests.endpoint import free_port, serve
 from tests.helpers import EXAMPLES, FIXTURES, ROOT
+from verity.core.graph import load_graph
+from verity.llm.narrators.base import Attempt, AttemptError, api_error_attempt
+from verity.llm.narrators.scripted import ScriptedNarrator
+from verity.llm.prompts import Prompt
+from verity.pipeline import NarratorFailed, failed_attempt, kept_run, narrate
 
 VERITY = [sys.executable, "-m", "verity"]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_WAIT_POLICY": "PASSIVE"}
@@ -281,3 +287,47 @@ def test_a_graph_from_sql_that_fails_keeps_the_last_graph(tmp_path: Path) -> Non
     assert status == 2
     assert _files(tmp_path) == before
     _one_line(err, ending=f"the folder {tmp_path / 'missing'} does not exist")
+
+
+class FakeFailingNarrator:
+    """Answers the first attempt with an error ``code``: no claims at all, or (``partial``)
+    the scripted narrator's claims with the error after them, as a choice decode whose
+    transport failed half way."""
+
+    def __init__(self, code: str, *, partial: bool = False) -> None:
+        self.code, self.partial = code, partial
+        self.scripted = ScriptedNarrator("clean")
+
+    @property
+    def name(self) -> str:
+        return "fake"
+
+    def narrate(self, prompt: Prompt) -> Attempt:
+        error = AttemptError(self.code, "fake failure")
+        if self.partial:
+            return dataclasses.replace(self.scripted.narrate(prompt), api_error=error)
+        return api_error_attempt(
+            prompt, narrator="fake", model="fake", code=self.code, message="fake failure"
+        )
+
+
+@pytest.mark.parametrize(
+    ("code", "partial", "failed"),
+    [
+        ("api.connection", False, True),
+        ("api.timeout", False, True),
+        ("api.bad_request", False, True),
+        ("local.error", False, True),
+        ("replay.missing", False, False),  # the recording's answer: the refusal, a run
+        ("api.connection", True, False),  # claims chosen before the transport failed
+    ],
+)
+def test_what_counts_as_a_run(code: str, partial: bool, failed: bool) -> None:
+    result = narrate(load_graph(GRAPH), FakeFailingNarrator(code, partial=partial), "grounded")
+    assert (failed_attempt(result) is not None) == failed
+    if failed:
+        with pytest.raises(NarratorFailed) as raised:
+            kept_run(result)
+        assert raised.value.result is result and raised.value.attempt.api_error is not None
+    else:
+        assert kept_run(result) is result
