@@ -22,8 +22,8 @@ one whole, and the rest of the new ones in the named sibling. When the block rai
 A failed run leaves nothing new either: the folders a staged write creates for its
 target (``--out-dir new/run``) are removed again when the block raises
 (:func:`new_dirs_undone`, which a command also wraps around a run that writes in
-place), and :func:`check_file_target` and :func:`check_dir_target` refuse, before the run, a
-target that cannot be written (a file target's folder missing, a file where a folder
+place). :func:`check_file_target` and :func:`check_dir_target` refuse, before the run,
+a target that cannot be written (a file target's folder missing, a file where a folder
 should be), so no run is spent on a write that cannot happen.
 """
 
