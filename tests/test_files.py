@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 
 from verity.errors import InputError
-from verity.files import staged_dir, staged_file, write_file
+from verity.files import (
+    check_dir_target,
+    check_file_target,
+    new_dirs_undone,
+    staged_dir,
+    staged_file,
+    write_file,
+)
 from verity.interrupts import Stopped, signals_held, stopped_by_signals
 
 
@@ -114,3 +121,74 @@ def test_a_file_written_into_a_staged_dir_is_written_in_place(tmp_path: Path) ->
         write_file(staging / "a.json", "{}")
         assert (staging / "a.json").stat().st_ino == inode  # the same file, not a new one
     assert (tmp_path / "out" / "a.json").read_text(encoding="utf-8") == "{}"
+
+
+def test_a_failed_staged_dir_removes_the_folders_made_for_it(tmp_path: Path) -> None:
+    (tmp_path / "kept").mkdir()
+    with pytest.raises(_Boom), staged_dir(tmp_path / "kept" / "new" / "deep" / "out") as staging:
+        assert (tmp_path / "kept" / "new" / "deep").is_dir()
+        (staging / "a.json").write_text("new", encoding="utf-8")
+        raise _Boom
+    assert _names(tmp_path) == ["kept"] and _names(tmp_path / "kept") == []
+
+
+def test_a_failed_staged_file_with_parents_removes_the_folders_made_for_it(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "new" / "record.jsonl"
+    with pytest.raises(_Boom), staged_file(path, parents=True) as staging:
+        staging.write_text("new\n", encoding="utf-8")
+        raise _Boom
+    assert _names(tmp_path) == []
+    with staged_file(path, parents=True) as staging:
+        staging.write_text("new\n", encoding="utf-8")
+    assert path.read_text(encoding="utf-8") == "new\n" and _names(path.parent) == ["record.jsonl"]
+
+
+def test_new_folders_that_were_filled_are_kept(tmp_path: Path) -> None:
+    """Only empty folders go: what a failed run already added in place (a bench's
+    finished instances) stays."""
+    out = tmp_path / "new" / "out"
+    with pytest.raises(_Boom), new_dirs_undone(out):
+        out.mkdir(parents=True)
+        (tmp_path / "new" / "other").mkdir()
+        raise _Boom
+    assert _names(tmp_path) == ["new"] and _names(tmp_path / "new") == ["other"]
+    with pytest.raises(_Boom), new_dirs_undone(tmp_path / "made"):
+        (tmp_path / "made").mkdir()
+        (tmp_path / "made" / "results.jsonl").write_text("{}\n", encoding="utf-8")
+        raise _Boom
+    assert _names(tmp_path / "made") == ["results.jsonl"]
+
+
+def test_new_folders_of_a_run_that_ends_normally_stay(tmp_path: Path) -> None:
+    with new_dirs_undone(tmp_path / "new" / "out"):
+        (tmp_path / "new" / "out").mkdir(parents=True)
+    assert (tmp_path / "new" / "out").is_dir()
+
+
+def test_a_file_target_is_checked_before_the_run(tmp_path: Path) -> None:
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    check_file_target(tmp_path / "folder" / "a.json", "--out")  # absent is fine
+    check_file_target(tmp_path / "file", "--out")  # replaced at the end
+    check_file_target(Path(os.devnull), "--out")  # written in place
+    refused = {
+        tmp_path / "missing" / "a.json": "the folder .*missing does not exist",
+        tmp_path / "file" / "a.json": "the folder .*file is not a folder",
+        tmp_path / "folder": "it is a directory",
+    }
+    for path, why in refused.items():
+        with pytest.raises(InputError, match=f"^cannot write --out {path}: {why}"):
+            check_file_target(path, "--out")
+    assert _names(tmp_path) == ["file", "folder"]
+
+
+def test_a_directory_target_is_checked_before_the_run(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    check_dir_target(tmp_path / "new" / "deep" / "out")  # made at the end
+    with pytest.raises(InputError, match="a file of that name exists"):
+        check_dir_target(tmp_path / "file")
+    with pytest.raises(InputError, match=f"{tmp_path / 'file'} is not a folder"):
+        check_dir_target(tmp_path / "file" / "deep" / "out")
+    assert _names(tmp_path) == ["file"]

@@ -18,6 +18,13 @@ leaves the target holding all of the old files or all of the new ones; only a ha
 (SIGKILL, a power cut) in the microseconds of the moves can leave some of each, every
 one whole, and the rest of the new ones in the named sibling. When the block raises
 (an error, Ctrl-C, SIGTERM) the sibling is removed and the target is left as it was.
+
+A failed run leaves nothing new either: the folders a staged write creates for its
+target (``--out-dir new/run``) are removed again when the block raises
+(:func:`new_dirs_undone`, which a command also wraps around a run that writes in
+place). :func:`check_file_target` and :func:`check_dir_target` refuse, before the run,
+a target that cannot be written (a file target's folder missing, a file where a folder
+should be), so no run is spent on a write that cannot happen.
 """
 
 from __future__ import annotations
@@ -32,7 +39,16 @@ from pathlib import Path
 from verity.errors import InputError
 from verity.interrupts import Stopped, signals_held
 
-__all__ = ["PARTIAL", "make_dir", "staged_dir", "staged_file", "write_file"]
+__all__ = [
+    "PARTIAL",
+    "check_dir_target",
+    "check_file_target",
+    "make_dir",
+    "new_dirs_undone",
+    "staged_dir",
+    "staged_file",
+    "write_file",
+]
 
 #: What a staging sibling's name holds after the target's name: ``.NAME.partial-...``.
 PARTIAL = ".partial-"
@@ -44,6 +60,63 @@ def make_dir(path: Path) -> None:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create {path}: {exc.strerror or exc}") from None
+
+
+def check_file_target(path: Path, option: str) -> None:
+    """Refuse, before a run, a file target it could not write at its end: ``path`` a
+    directory, or its folder missing or not a folder. ``option`` names it in the one-line
+    error (``--out FILE``)."""
+    if path.is_dir():
+        raise InputError(f"cannot write {option} {path}: it is a directory; give a file name")
+    if (path.exists() and not path.is_file()) or _in_staging(path):
+        return  # written in place (/dev/stdout)
+    folder = _absolute(path).parent
+    if not folder.is_dir():
+        why = "is not a folder" if folder.exists() else "does not exist"
+        raise InputError(f"cannot write {option} {path}: the folder {folder} {why}")
+
+
+def check_dir_target(path: Path) -> None:
+    """Refuse, before a run, a directory target :func:`staged_dir` could not create or
+    fill: a file of that name, or a file where one of the folders above it should be."""
+    target = _absolute(path)
+    if target.exists() and not target.is_dir():
+        raise InputError(f"cannot create {path}: a file of that name exists")
+    for folder in target.parents:
+        if os.path.lexists(folder):
+            if not folder.is_dir():
+                raise InputError(f"cannot create {path}: {folder} is not a folder")
+            return
+
+
+def _missing_dirs(path: Path) -> list[Path]:
+    """``path`` and those of its parents that do not exist, the deepest first."""
+    missing: list[Path] = []
+    here = Path(os.path.abspath(path))
+    while not os.path.lexists(here) and here != here.parent:
+        missing.append(here)
+        here = here.parent
+    return missing
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove each of ``folders`` (the deepest first) that exists and is empty."""
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
+@contextlib.contextmanager
+def new_dirs_undone(path: Path) -> Iterator[None]:
+    """When the block raises, the folders among ``path`` and its parents that did not
+    exist before it are removed again, each one that is still empty; so a failed run
+    leaves no new empty folder behind."""
+    missing = _missing_dirs(path)
+    try:
+        yield
+    except BaseException:
+        _remove_empty(missing)
+        raise
 
 
 def write_file(path: Path, text: str) -> Path:
@@ -140,10 +213,23 @@ def _moving(tmp: Path, shown: Path, what: str) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def staged_file(path: Path) -> Iterator[Path]:
-    """Yield an empty file beside ``path`` (whose directory must exist); when the block
-    ends normally it replaces ``path`` whole; when it raises, it is removed and ``path``
-    is left as it was."""
+def staged_file(path: Path, *, parents: bool = False) -> Iterator[Path]:
+    """Yield an empty file beside ``path``; when the block ends normally it replaces
+    ``path`` whole; when it raises, it is removed and ``path`` is left as it was.
+    ``path``'s folder must exist, unless ``parents``: then the folders it lacks are made
+    (and removed again when the block raises)."""
+    if not parents:
+        with _staged_file(path) as tmp:
+            yield tmp
+        return
+    with new_dirs_undone(path.parent):
+        make_dir(path.parent)
+        with _staged_file(path) as tmp:
+            yield tmp
+
+
+@contextlib.contextmanager
+def _staged_file(path: Path) -> Iterator[Path]:
     target = _absolute(path)
     if target.is_dir():
         raise InputError(f"cannot write {path}: it is a directory")
@@ -166,11 +252,20 @@ def staged_file(path: Path) -> Iterator[Path]:
 def staged_dir(path: Path) -> Iterator[Path]:
     """Yield an empty directory beside ``path``; when the block ends normally its entries
     move into ``path`` (created when absent), replacing the entries of the same name;
-    when it raises, it is removed and ``path`` is left as it was."""
+    when it raises, it is removed and ``path`` is left as it was, and so are the folders
+    above it (those made for it are removed again)."""
+    check_dir_target(path)
     target = _absolute(path)
-    if target.exists() and not target.is_dir():
-        raise InputError(f"cannot create {path}: a file of that name exists")
-    make_dir(target.parent)
+    with new_dirs_undone(target.parent):
+        make_dir(target.parent)
+        with _staged_dir(target, path) as tmp:
+            yield tmp
+
+
+@contextlib.contextmanager
+def _staged_dir(target: Path, path: Path) -> Iterator[Path]:
+    """:func:`staged_dir` into ``target`` (absolute; its folder exists); ``path`` as
+    the user wrote it, for messages."""
     tmp = _sibling(target)
     try:
         os.mkdir(tmp, 0o777)

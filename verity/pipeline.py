@@ -18,6 +18,16 @@ The four are written into a hidden sibling of the directory and moved into it on
 when the run is complete (:func:`verity.files.staged_dir`), so an interrupted demo
 leaves the previous run's four files as they were.
 
+**What counts as a run.** A narration whose first attempt the narrator answered is a
+run, whatever the gates then make of it: all claims verified, some dropped, or none (the
+refusal, exit 3) are all outcomes worth keeping, and so is a replay that has no record
+of the prompt (the refusal it reproduces). A first attempt that failed with no claims at
+all because the endpoint or the model did (``api_error`` ``api.*``: unreachable, silent,
+answering with an error; ``local.*``: the embedded model failing) is a failure: nothing
+was narrated, so there is nothing to keep. :func:`failed_attempt` is that rule;
+:func:`run_demo` and ``verity narrate --record`` raise :class:`NarratorFailed` in their
+staging block on it, so a failure replaces no earlier run.
+
 Telling the story for a person is the command line's job (:mod:`verity.cli.render`).
 """
 
@@ -31,10 +41,10 @@ from verity.core.graph import EvidenceGraph
 from verity.core.profiles import Profile
 from verity.core.verify import verify
 from verity.errors import InputError
-from verity.files import staged_dir, write_file
+from verity.files import check_dir_target, staged_dir, write_file
 from verity.formats import NARRATION_FORMAT
 from verity.jsonio import dumps
-from verity.llm.narrators.base import Narrator
+from verity.llm.narrators.base import Attempt, Narrator
 from verity.llm.narrators.replay import RecordingNarrator
 from verity.llm.prompts import MAX_PROMPT_NODES, VARIANTS
 from verity.llm.repair import NarrationResult, narrate_and_verify
@@ -46,7 +56,10 @@ __all__ = [
     "DEMO_PROFILE",
     "DEMO_VARIANT",
     "DemoResult",
+    "NarratorFailed",
     "demo_graph",
+    "failed_attempt",
+    "kept_run",
     "narrate",
     "run_demo",
 ]
@@ -91,6 +104,43 @@ def narrate(
     return narrate_and_verify(
         graph, narrator, variant, profile, repairs, max_nodes=max_nodes, on_event=on_event
     )
+
+
+#: Where the code of a failed first attempt starts when the narrator failed: the
+#: endpoint's transport or answer (``api.``), the embedded model (``local.``). A replay
+#: with no record of the prompt (``replay.missing``) is the recording's answer: a run.
+_FAILURE_CODES = ("api.", "local.")
+
+
+def failed_attempt(result: NarrationResult) -> Attempt | None:
+    """The first attempt when the narrator failed it (an endpoint or model error, and no
+    claims): then the narration is a failure, not a run; else None. One that chose some
+    claims before its transport failed is a run: those claims were verified."""
+    first = result.passes[0].attempt
+    err = first.api_error
+    if err is None or first.narration is not None or not err.code.startswith(_FAILURE_CODES):
+        return None
+    return first
+
+
+class NarratorFailed(Exception):
+    """Raised in a run's staging block when its narrator failed (:func:`failed_attempt`),
+    so the run replaces nothing; ``result`` is the narration, ``attempt`` the failed one."""
+
+    def __init__(self, result: NarrationResult, attempt: Attempt) -> None:
+        err = attempt.api_error
+        super().__init__(f"{err.code}: {err.message}" if err is not None else "narrator failed")
+        self.result = result
+        self.attempt = attempt
+
+
+def kept_run(result: NarrationResult) -> NarrationResult:
+    """``result``, once it is a run worth keeping; raise :class:`NarratorFailed` when it
+    is a failure (:func:`failed_attempt`)."""
+    failed = failed_attempt(result)
+    if failed is not None:
+        raise NarratorFailed(result, failed)
+    return result
 
 
 @dataclass(frozen=True)
@@ -138,18 +188,22 @@ def run_demo(
 ) -> DemoResult:
     """Run the demo; ``narrator`` defaults to the embedded local model. ``on_event``
     gets each step (:mod:`verity.progress`): the solve, then the passes (and, for the
-    default narrator, the model's steps)."""
+    default narrator, the model's steps). Raises :class:`NarratorFailed`, leaving
+    ``out_dir`` as it was, when the narrator failed the first attempt."""
     if variant not in VARIANTS:
         raise InputError(f"variant must be one of {', '.join(VARIANTS)}, not {variant!r}")
     report = on_event if on_event is not None else silent
     out = Path(out_dir)
+    check_dir_target(out)
     inner = narrator if narrator is not None else _local(on_event)
     report(Step(f"solving spending profile {profile} ({goal}) with the MILP"))
     graph = demo_graph(profile, goal)
     with staged_dir(out) as staging:
         write_file(staging / _DEMO_FILES["graph"], dumps(graph))
         record = staging / _DEMO_FILES["attempts"]
-        result = narrate(graph, inner, variant, "strict", repairs, record=record, on_event=on_event)
+        result = kept_run(
+            narrate(graph, inner, variant, "strict", repairs, record=record, on_event=on_event)
+        )
         final = result.passes[-1]
         narration = {
             "format": NARRATION_FORMAT,

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from verity.files import write_file
+from verity.files import check_file_target, write_file
 from verity.interrupts import Stopped, stopped_by_signals
 from verity.jsonio import dumps
 from verity.text.display import one_line, one_line_showing, reason_terms
@@ -22,6 +22,7 @@ __all__ = [
     "EXIT_TRIMMED",
     "EXIT_UNREACHABLE",
     "UNREACHABLE_CODES",
+    "check_output",
     "exit_code",
     "print_json",
     "render_report",
@@ -68,6 +69,13 @@ def print_json(data: Any) -> None:
     sys.stdout.write(dumps(data))
 
 
+def check_output(out: str | None, option: str = "--out") -> None:
+    """Refuse, before the run, an ``out`` that :func:`write_or_print` could not write at
+    its end (:func:`verity.files.check_file_target`); None (standard output) is fine."""
+    if out is not None:
+        check_file_target(Path(out), option)
+
+
 def write_or_print(text: str, out: str | None) -> None:
     """Write ``text`` to the file ``out``, or to standard output when it is None."""
     if out is None:
@@ -89,8 +97,9 @@ def _did_you_mean(err: Any) -> str:
     return f" (did you mean {shown}?)"
 
 
-def render_report(report: Report) -> str:
-    """A readable per-claim summary of a report."""
+def render_report(report: Report, *, answer: bool = True) -> str:
+    """A readable per-claim summary of a report, ending with its answer unless ``answer``
+    is false (a pass of ``narrate``, whose answer is the final pass's, printed once)."""
     s = report.summary
     lines = [
         f"graph {report.graph_id} | profile {report.profile} | "
@@ -107,5 +116,6 @@ def render_report(report: Report) -> str:
     failing = ", ".join(f"{k} {v}" for k, v in s.failing_by_gate.items() if v)
     if failing:
         lines.append(f"failing claims by gate: {failing}")
-    lines.append("answer: " + report.answer)
+    if answer:
+        lines.append("answer: " + report.answer)
     return "\n".join(lines)

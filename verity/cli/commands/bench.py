@@ -5,7 +5,9 @@ A run of a real model (``local`` or ``openai:``) over more than :data:`CONFIRM_A
 instances asks for ``--yes`` or a smaller plan (``--limit``) first: the default plan is
 3 variants x 150 graphs, hours on a CPU.
 
-Every input is checked before anything is solved or written (:func:`_check_inputs`).
+Every input is checked before anything is solved or written (:func:`_check_inputs`), and
+a run that fails all the same (a graph that does not load, a narrator that cannot be
+built) leaves no new folder behind (:func:`verity.files.new_dirs_undone`).
 Each finished instance is appended whole (flushed and fsync'd) to ``OUT/results.jsonl``;
 the report and figures are written into a hidden sibling of OUT and moved in together
 at the end. So SIGINT or SIGTERM (one line, exit status 130 or 143) leaves the previous
@@ -34,6 +36,7 @@ from verity.cli.commands._output import until_stopped
 from verity.core.gates import PROFILES
 from verity.errors import InputError
 from verity.extras import install_hint, require_extra
+from verity.files import new_dirs_undone
 from verity.llm.prompts import VARIANTS
 
 if TYPE_CHECKING:
@@ -230,7 +233,14 @@ def run(args: argparse.Namespace) -> int:
         f"{Path(args.out) / RESULTS_FILE} holds every instance that finished, the report "
         "is the one before; --resume continues"
     )
-    return until_stopped("bench", kept, lambda: _bench(args))
+    return until_stopped("bench", kept, lambda: _bench_or_nothing(args))
+
+
+def _bench_or_nothing(args: argparse.Namespace) -> int:
+    """:func:`_bench`; when it fails, the folders it made for ``--out`` are removed again
+    (each one still empty)."""
+    with new_dirs_undone(Path(args.out)):
+        return _bench(args)
 
 
 def _check_inputs(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:

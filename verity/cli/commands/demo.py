@@ -8,12 +8,15 @@ without the ``verity-evidence[local]`` extra).
 ``--spend-profile N`` picks the card-rewards spending profile (the gates are always
 ``strict``). The files go into ``--out-dir`` only when the run is complete; SIGINT or
 SIGTERM stops it with one line, exit status 130 or 143, and the previous run's files
-as they were (:mod:`verity.files`).
+as they were (:mod:`verity.files`). So does a failure: bad input (exit 2; ``--html``'s
+folder is checked before the run), or a narrator that failed the first attempt (exit 4,
+or 3 when the endpoint answered with an error; :func:`verity.pipeline.failed_attempt`).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from verity.cli.commands._options import (
@@ -29,13 +32,13 @@ from verity.cli.commands.narrate import (
     NARRATOR_HELP,
     VARIANT_HELP,
     build_narrator,
-    narrator_failure,
+    failure_status,
     scripted_mixes,
 )
 from verity.cli.render import render_demo, render_demo_html
-from verity.files import write_file
+from verity.files import check_dir_target, check_file_target, write_file
 from verity.llm.prompts import VARIANTS
-from verity.pipeline import DEMO_GOAL, DEMO_PROFILE, DEMO_VARIANT, run_demo
+from verity.pipeline import DEMO_GOAL, DEMO_PROFILE, DEMO_VARIANT, NarratorFailed, run_demo
 
 __all__ = ["add_arguments", "run"]
 
@@ -87,24 +90,35 @@ def run(args: argparse.Namespace) -> int:
     return until_stopped("demo", f"{args.out_dir} is unchanged", lambda: _demo(args))
 
 
+def _in_out_dir(html: Path, out_dir: str) -> bool:
+    """True when ``html`` goes straight into ``out_dir``, which the run makes."""
+    return os.path.abspath(html.parent) == os.path.abspath(out_dir) and not html.is_dir()
+
+
 def _demo(args: argparse.Namespace) -> int:
     given = args.spend_profile
-    with progress_events(args, "demo") as on_event:
-        narrator = build_narrator(args, seed=False, on_event=on_event)
-        demo = run_demo(
-            args.out_dir,
-            profile=DEMO_PROFILE if given is None else given,
-            goal=args.goal,
-            narrator=narrator,
-            repairs=args.repairs,
-            variant=args.variant,
-            on_event=on_event,
-        )
+    check_dir_target(Path(args.out_dir))
+    if args.html is not None and not _in_out_dir(args.html, args.out_dir):
+        check_file_target(args.html, "--html")
+    try:
+        with progress_events(args, "demo") as on_event:
+            narrator = build_narrator(args, seed=False, on_event=on_event)
+            demo = run_demo(
+                args.out_dir,
+                profile=DEMO_PROFILE if given is None else given,
+                goal=args.goal,
+                narrator=narrator,
+                repairs=args.repairs,
+                variant=args.variant,
+                on_event=on_event,
+            )
+    except NarratorFailed as failed:  # a failure, not a run: the last run is left whole
+        return failure_status(narrator, failed.attempt, f"{args.out_dir} is unchanged")
     if args.html is not None:
         write_file(args.html, render_demo_html(demo))
     print(render_demo(demo, html_file=args.html))
-    failed = narrator_failure(narrator, demo.result.passes[0].attempt)
-    if failed is not None:
-        return failed
+    attempt = demo.result.passes[0].attempt
+    if attempt.api_error is not None:  # claims chosen before the transport failed
+        failure_status(narrator, attempt)
     s = demo.result.final.summary
     return exit_code(s.claims, s.passed)

@@ -4,14 +4,17 @@
 [--out FILE]`` reads the model (:mod:`verity.backends.pulp._read`), solves it with CBC
 (the default) or HiGHS, and writes the graph of the solution to ``--out`` or to standard
 output. ``--labels`` is a ``verity.lp_labels/1`` file of display names, units and groups.
+Every input, ``--out``'s folder included, is checked before the model is solved; the
+graph replaces ``--out`` whole, and a run that fails leaves it as it was.
 """
 
 from __future__ import annotations
 
 import argparse
 
+from verity.backends._pulp_support import solver as pulp_solver
 from verity.backends.pulp import SOLVERS, graph_from_file, load_labels
-from verity.cli.commands._output import write_or_print
+from verity.cli.commands._output import check_output, write_or_print
 from verity.errors import InputError
 
 
@@ -32,6 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.solver not in SOLVERS:
         raise InputError(f"--solver must be one of {', '.join(SOLVERS)}, not {args.solver!r}")
+    pulp_solver(args.solver)  # installed, before the model is read
+    check_output(args.out)
     labels = load_labels(args.labels)
     graph = graph_from_file(args.model, labels, solver_name=args.solver)
     write_or_print(graph.dumps(), args.out)

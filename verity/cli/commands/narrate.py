@@ -8,7 +8,10 @@ unusable input, 4 the narrator could not be reached (no connection, or no answer
 
 ``--record FILE`` holds the attempts of one run: they are written into a hidden sibling
 of FILE and replace it when the run is complete. SIGINT or SIGTERM stops the command
-with one line, exit status 130 or 143, and FILE as it was.
+with one line, exit status 130 or 143, and FILE as it was. A narrator that failed the
+first attempt (exit 4, or 3 when the endpoint answered with an error) is a failure, not a
+run (:func:`verity.pipeline.failed_attempt`): FILE is left as it was, and so is its
+folder.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from verity.cli.commands._options import (
     stderr_notes,
 )
 from verity.cli.commands._output import (
+    EXIT_REFUSED,
     EXIT_UNREACHABLE,
     UNREACHABLE_CODES,
     exit_code,
@@ -41,12 +45,12 @@ from verity.cli.commands._output import (
 )
 from verity.core.gates import PROFILES
 from verity.errors import InputError
-from verity.files import make_dir, staged_file
+from verity.files import staged_file
 from verity.llm.narrators import Narrator, narrator_from_spec
 from verity.llm.narrators.base import Attempt
 from verity.llm.prompts import MAX_PROMPT_NODES, VARIANTS
 from verity.llm.repair import NarrationResult, Pass
-from verity.pipeline import DEFAULT_VARIANT, narrate
+from verity.pipeline import DEFAULT_VARIANT, NarratorFailed, failed_attempt, kept_run, narrate
 from verity.progress import Note, OnEvent, pass_label
 
 __all__ = [
@@ -54,6 +58,7 @@ __all__ = [
     "VARIANT_HELP",
     "add_arguments",
     "build_narrator",
+    "failure_status",
     "narrator_failure",
     "render_result",
     "run",
@@ -162,23 +167,41 @@ def _given_flags(args: argparse.Namespace) -> list[str]:
     return [n for n in names if getattr(args, n, None) is not None]
 
 
-def narrator_failure(narrator: Narrator, attempt: Attempt) -> int | None:
-    """When the first attempt could not reach the narrator: print one line naming the
-    endpoint and return :data:`EXIT_UNREACHABLE`; else print nothing and return None."""
-    err = attempt.api_error
-    if err is None:
+def narrator_failure(narrator: Narrator, result: NarrationResult, kept: str = "") -> int | None:
+    """When the narrator failed the first attempt, print one line naming the endpoint and
+    the error. Return the exit status of a failed narration
+    (:func:`verity.pipeline.failed_attempt`), ``kept`` (what was left as it was) ending
+    its line; None when the narration is a run."""
+    attempt = result.passes[0].attempt
+    if attempt.api_error is None:
         return None
+    if failed_attempt(result) is None:  # claims chosen before the transport failed
+        failure_status(narrator, attempt)
+        return None
+    return failure_status(narrator, attempt, kept)
+
+
+def failure_status(narrator: Narrator, attempt: Attempt, kept: str = "") -> int:
+    """Print one line naming the endpoint and the error of ``attempt`` (with ``kept``
+    after it); return :data:`EXIT_UNREACHABLE` when the narrator could not be reached,
+    else :data:`EXIT_REFUSED` (it answered with an error: nothing to verify)."""
+    err = attempt.api_error
+    assert err is not None
     url = getattr(narrator, "url", None) or getattr(getattr(narrator, "inner", None), "url", "")
     where = f" at {url}" if url else ""
+    tail = f"; {kept}" if kept else ""
     if err.code in UNREACHABLE_CODES:
         print(
             f"verity: error: the narrator {attempt.narrator} could not be reached{where} "
-            f"({err.code}): {err.message}",
+            f"({err.code}): {err.message}{tail}",
             file=sys.stderr,
         )
         return EXIT_UNREACHABLE
-    print(f"verity: narrator request failed{where}: {err.code}: {err.message}", file=sys.stderr)
-    return None
+    print(
+        f"verity: narrator request failed{where}: {err.code}: {err.message}{tail}",
+        file=sys.stderr,
+    )
+    return EXIT_REFUSED
 
 
 def _attempt_line(p: Pass) -> str:
@@ -200,7 +223,7 @@ def render_result(result: NarrationResult) -> str:
         lines.append("note: simulated narrator; these claims are not model output")
     for p in result.passes:
         lines.append(_attempt_line(p))
-        lines.extend("  " + line for line in render_report(p.report).splitlines())
+        lines.extend("  " + line for line in render_report(p.report, answer=False).splitlines())
     final = result.final
     lines.append(
         f"shipped: {len(final.shipped)} claims after {len(result.passes) - 1} "
@@ -226,27 +249,33 @@ def _narrate(args: argparse.Namespace, record: Path | None) -> int:
 
     profile = chosen_profile(args)
     graph = read_graph_arg(args.graph)
-    if record is not None:
-        make_dir(record.parent)
-    staged = staged_file(record) if record is not None else contextlib.nullcontext(None)
-    with staged as recording, progress_events(args, "narrate") as on_event:
-        narrator = build_narrator(args, on_event=on_event)
-        result = narrate(
-            graph,
-            narrator,
-            args.variant,
-            profile,
-            args.repairs,
-            max_nodes=args.max_nodes,
-            record=recording,
-            on_event=on_event,
-        )
+    staged = (
+        staged_file(record, parents=True) if record is not None else contextlib.nullcontext(None)
+    )
+    try:
+        with staged as recording, progress_events(args, "narrate") as on_event:
+            narrator = build_narrator(args, on_event=on_event)
+            result = kept_run(
+                narrate(
+                    graph,
+                    narrator,
+                    args.variant,
+                    profile,
+                    args.repairs,
+                    max_nodes=args.max_nodes,
+                    record=recording,
+                    on_event=on_event,
+                )
+            )
+    except NarratorFailed as failed:  # a failure, not a run: the record is left as it was
+        result = failed.result
     if args.json:
         print_json(json_result(result))
     else:
         print(render_result(result))
-    failed = narrator_failure(narrator, result.passes[0].attempt)
-    if failed is not None:
-        return failed
+    kept = "" if record is None else f"{record} is unchanged"
+    status = narrator_failure(narrator, result, kept)
+    if status is not None:
+        return status
     s = result.final.summary
     return exit_code(s.claims, s.passed)

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from verity.backends._pulp_support import solver as pulp_solver
 from verity.backends.card_rewards import (
     GOALS,
     SOLVERS,
@@ -27,7 +28,7 @@ from verity.backends.card_rewards import (
     solved_graphs,
 )
 from verity.cli.commands._options import add_quiet, add_spend_profile
-from verity.cli.commands._output import until_stopped, write_or_print
+from verity.cli.commands._output import check_output, until_stopped, write_or_print
 from verity.errors import InputError
 from verity.files import staged_dir, write_file
 from verity.progress import Progress
@@ -106,6 +107,7 @@ def _write_all(solver: str, profiles: tuple[Profile, ...], out_dir: Path, *, qui
 
 def run(args: argparse.Namespace) -> int:
     _check_choice("--solver", args.solver, SOLVERS)
+    pulp_solver(args.solver)  # installed, before anything is solved or written
     profiles = load_profiles()
     given, option = args.spend_profile, "--spend-profile"
     if args.all:
@@ -116,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"give {option} N and --goal GOAL, or --all --out-dir DIR")
     profile = _profile(given, profiles, option)
     goal = _check_choice("--goal", args.goal, GOALS)
+    check_output(args.out)
     catalog = load_catalog()
     text = graph_json(build_graph(catalog, solve(catalog, profile, goal, args.solver)))
     write_or_print(text, args.out)
