@@ -379,7 +379,9 @@ def test_cli_graph_mode_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixt
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["check-answer", "--graph", "G", "P", "A"], "give PASSAGES or --graph GRAPH, not both"),
+        (["check-answer", "--graph", "G", "P", "A"], "PASSAGES (P) and --graph (G) conflict"),
+        (["check-answer", "P", "--graph", "G", "A"], "PASSAGES (P) and --graph (G) conflict"),
+        (["check-answer", "P", "A", "--graph", "G"], "PASSAGES (P) and --graph (G) conflict"),
         (["check-answer", "A"], "give PASSAGES or --graph GRAPH to check the answer against"),
         (["check-answer", "--graph", "missing.json", "A"], "does not exist"),
         (["check-answer", "--graph", "NOTGRAPH", "A"], "fails its schema"),
