@@ -31,6 +31,7 @@ __all__ = [
     "LpBackendError",
     "SolutionFacts",
     "VariableFact",
+    "constraint_names",
     "facts_of",
 ]
 
@@ -159,6 +160,16 @@ def _sign_factor(solver: str, sense: str) -> float | None:
     return None
 
 
+def constraint_names(problem: Any) -> list[str]:
+    """The problem's constraint names in the order they were added: an unnamed
+    constraint by the name pulp gave it (``_C1``, ``_C2``, ...: the key of
+    ``problem.constraints``, which the constraint itself does not carry)."""
+    found = problem.constraints
+    if callable(found):  # pragma: no cover - a pulp without the constraints dict
+        return [str(c.name) for c in found()]
+    return [str(key) for key in found]
+
+
 def facts_of(problem: Any) -> SolutionFacts:
     """The facts of a solved problem (``LpBackendError`` when it is not solved)."""
     import pulp
@@ -182,12 +193,12 @@ def facts_of(problem: Any) -> SolutionFacts:
     values = {v.name: v.value for v in variables}
     constraints = tuple(
         ConstraintFact(
-            name=str(c.name),
+            name=name,
             sense=_sense_of(c),
             rhs=-float(c.constant),
             activity=sum(float(a) * values.get(v.name, 0.0) for v, a in c.items()),
         )
-        for c in constraints_of(problem)
+        for name, c in zip(constraint_names(problem), constraints_of(problem), strict=True)
     )
     value = None
     if solved and objective is not None:
