@@ -376,6 +376,19 @@ def test_cli_graph_mode_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["check-answer", "--graph", gp, ap]) == 3
 
 
+def test_cli_names_a_swapped_graph_and_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "A").write_text("The study sampled 120 penguins.", "utf-8")
+    (tmp_path / "G").write_text(graph("sql/sample").dumps(), "utf-8")
+    assert main(["check-answer", "--graph", "A", "G"]) == 2
+    assert capsys.readouterr().err == (
+        "verity: error: the files look swapped: A is not JSON and G is an evidence graph; "
+        "the answer comes last: verity check-answer --graph G A\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
