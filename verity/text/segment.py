@@ -29,11 +29,10 @@ German article or preposition). A company suffix (:data:`NAME_SUFFIXES`: ``Inc.`
 ``Co.``, ``Ltd.``) ends a sentence before a capitalised sentence opener
 (:data:`SENTENCE_OPENERS`: ``... Airlines Inc. The next ...``). A period inside a
 token (``500.00``, ``e.g.``, ``example.com``) is never a candidate because no whitespace
-follows it. With a
-matcher, a period inside an entity mention (``Acme Widgets Co.``, ``A. B. Carter Ltd``,
-any name or alias of the graph) is never a boundary either: the mention is one token;
-the period that ends a mention (``Frontier Airlines Inc.``) is a boundary before a
-capitalised sentence opener only, as after a company suffix.
+follows it. With a matcher, a period inside an entity mention (``Acme Widgets Co.``,
+``A. B. Carter Ltd``, any name or alias of the graph) is never a boundary either: the
+mention is one token; the period that ends a mention (``Frontier Airlines Inc.``) is a
+boundary before a capitalised sentence opener only, as after a company suffix.
 
 The checker, the graph loader and the backends split statements and claims with this
 one function, so a name with ``Inc.`` reads as one sentence everywhere or nowhere.
