@@ -212,3 +212,22 @@ def test_cli_unusable_input(
 
 def test_result_type() -> None:
     assert isinstance(check_answer("x", []), AnswerResult)
+
+
+def test_cli_names_swapped_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p, a = _files(tmp_path, LEASE_JSON, "Rent is $1,250.00 a month.")
+    assert main(["check-answer", a, p]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"verity: error: the files look swapped: {a} is not JSON and {p} is a passages list; "
+        f"the answer comes last: verity check-answer {p} {a}\n"
+    )
+    assert main(["check-answer", p, a]) == 0  # the order the hint gives works
+
+
+def test_cli_two_json_files_are_no_swap(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p, a = _files(tmp_path, LEASE_JSON, json.dumps({"id": "x"}))
+    Path(p).write_text("{not json", encoding="utf-8")
+    assert main(["check-answer", p, a]) == 2
+    err = capsys.readouterr().err
+    assert "not valid JSON" in err and "swapped" not in err

@@ -376,10 +376,25 @@ def test_cli_graph_mode_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["check-answer", "--graph", gp, ap]) == 3
 
 
+def test_cli_names_a_swapped_graph_and_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "A").write_text("The study sampled 120 penguins.", "utf-8")
+    (tmp_path / "G").write_text(graph("sql/sample").dumps(), "utf-8")
+    assert main(["check-answer", "--graph", "A", "G"]) == 2
+    assert capsys.readouterr().err == (
+        "verity: error: the files look swapped: A is not JSON and G is an evidence graph; "
+        "the answer comes last: verity check-answer --graph G A\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["check-answer", "--graph", "G", "P", "A"], "give PASSAGES or --graph GRAPH, not both"),
+        (["check-answer", "--graph", "G", "P", "A"], "PASSAGES (P) and --graph (G) conflict"),
+        (["check-answer", "P", "--graph", "G", "A"], "PASSAGES (P) and --graph (G) conflict"),
+        (["check-answer", "P", "A", "--graph", "G"], "PASSAGES (P) and --graph (G) conflict"),
         (["check-answer", "A"], "give PASSAGES or --graph GRAPH to check the answer against"),
         (["check-answer", "--graph", "missing.json", "A"], "does not exist"),
         (["check-answer", "--graph", "NOTGRAPH", "A"], "fails its schema"),

@@ -49,6 +49,12 @@ def test_segment_vectors(case: dict[str, Any]) -> None:
     assert split_sentences(case["text"]) == case["sentences"]
 
 
+@pytest.mark.parametrize("case", SEGMENTS["alias_cases"], ids=_id)
+def test_segment_vectors_with_aliases(case: dict[str, Any]) -> None:
+    matcher = AliasMatcher(SEGMENTS["aliases"])
+    assert split_sentences(case["text"], matcher) == case["sentences"]
+
+
 def test_pinned_constants() -> None:
     constants = ALIGN["constants"]
     assert constants["MAX_SINGLE_GAP"] == MAX_SINGLE_GAP == 4

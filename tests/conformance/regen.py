@@ -100,6 +100,31 @@ SEGMENT_TEXTS = [
     "आज मौसम अच्छा है।हम पार्क चलें॥ ठीक है?",
     "." * 5,
     "a. b. c.",
+    # company suffixes: a boundary before a capitalised sentence opener only
+    "The cheapest carrier was Frontier Airlines Inc. The next one was Delta.",
+    "Acme Co. It shipped 12 crates. Widgets Ltd. However, it lost.",
+    "Frontier Airlines Inc. Flight 12 was late. Acme Co. Board members met.",
+    "Frontier Airlines Inc. the carrier was late.",
+    "Dr. The Lee clinic opened. Mr. A. Smith left.",
+]
+
+#: Texts segmented with an entity matcher of these aliases (forms -> entity id): the
+#: period that ends a declared name.
+SEGMENT_ALIASES = {
+    "Frontier Airlines Inc.": "f9",
+    "F9": "f9",
+    "Endeavor Air Inc.": "9e",
+    "9E": "9e",
+    "A. B. Carter Ltd": "carter",
+    "U.S. Steel": "x",
+}
+
+SEGMENT_ALIAS_TEXTS = [
+    "The cheapest carrier was Frontier Airlines Inc. The next one was Endeavor Air Inc.",
+    "Endeavor Air Inc. It flew 12 routes. Frontier Airlines Inc. Flight 12 was late.",
+    "Endeavor Air Inc. flew 12 routes. A. B. Carter Ltd. The end.",
+    "U.S. Steel. It rose. The U.S. economy grew.",
+    "9E had 12 delays. F9 had 9E. In 2013, 9E led.",
 ]
 
 ALIGN_CASES: list[tuple[str, str]] = [
@@ -181,6 +206,11 @@ def _segments() -> dict[str, Any]:
     return {
         "format": "verity.conformance.segment/1",
         "cases": [{"text": t, "sentences": split_sentences(t)} for t in SEGMENT_TEXTS],
+        "aliases": SEGMENT_ALIASES,
+        "alias_cases": [
+            {"text": t, "sentences": split_sentences(t, AliasMatcher(SEGMENT_ALIASES))}
+            for t in SEGMENT_ALIAS_TEXTS
+        ],
     }
 
 

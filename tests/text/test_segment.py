@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tests.helpers import FIXTURES, load_json
 from verity.bench import segmentation
-from verity.text.segment import split_sentences
+from verity.text.segment import ABBREVIATIONS, NAME_SUFFIXES, SENTENCE_OPENERS, split_sentences
 
 SEGMENTATION = FIXTURES / "segmentation"
 
@@ -107,6 +107,42 @@ def test_required_behaviour(text: str, sentences: list[str]) -> None:
 )
 def test_company_abbreviations(text: str, sentences: list[str]) -> None:
     assert split_sentences(text) == sentences
+
+
+@pytest.mark.parametrize("suffix", sorted(NAME_SUFFIXES))
+def test_a_company_suffix_ends_a_sentence_before_every_opener(suffix: str) -> None:
+    from verity.text.aliases import AliasMatcher
+
+    name = f"Frontier Airlines {suffix.capitalize()}."
+    matcher = AliasMatcher({name: "f9", "Frontier": "f9"})
+    for opener in sorted(SENTENCE_OPENERS):
+        word = opener.capitalize()
+        text = f"The cheapest was {name} {word} next one was late."
+        expected = [f"The cheapest was {name}", f"{word} next one was late."]
+        assert split_sentences(text) == expected, text
+        assert split_sentences(text, matcher) == expected, text
+        glued = f"The cheapest was {name} {opener} next one was late."  # lowercase: glued
+        assert split_sentences(glued) == [glued]
+        assert split_sentences(glued, matcher) == [glued]
+
+
+@pytest.mark.parametrize("word", ["Flight", "Board", "Leads", "Holdings", "Frontier", "Delta"])
+def test_a_company_suffix_before_any_other_capitalised_word_is_no_boundary(word: str) -> None:
+    from verity.text.aliases import AliasMatcher
+
+    matcher = AliasMatcher({"Frontier Airlines Inc.": "f9"})
+    for suffix in sorted(NAME_SUFFIXES):
+        text = f"Frontier Airlines {suffix.capitalize()}. {word} 12 was late."
+        assert split_sentences(text) == [text]
+    text = f"Frontier Airlines Inc. {word} 12 was late."
+    assert split_sentences(text, matcher) == [text]
+
+
+def test_other_abbreviations_stay_glued_before_an_opener() -> None:
+    for abbreviation in sorted(ABBREVIATIONS - NAME_SUFFIXES):
+        for opener in ("The", "It", "However"):
+            text = f"See {abbreviation.capitalize()}. {opener} rest."
+            assert split_sentences(text) == [text], text
 
 
 def test_a_period_inside_an_entity_mention_is_no_boundary() -> None:

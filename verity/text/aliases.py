@@ -81,9 +81,16 @@ def _first_chars(forms: Iterable[str]) -> str:
     return "(?=[" + "".join(re.escape(c) for c in sorted({form[0] for form in forms})) + "])"
 
 
+#: A code that starts with a digit (``9E``, ``3M``) is no mention where it continues a
+#: number: after a currency symbol, a sign, or a decimal or thousands separator (``$3M``,
+#: ``-9E``, ``1.9E``): there the number reading stands.
+_NOT_IN_NUMBER = r"(?!(?<=[$€£¥.,−-])\d)"
+
+
 def _matcher_pattern(body: str, forms: Iterable[str]) -> str:
-    """The matcher's regex around a body matching the forms: whole words only."""
-    return _first_chars(forms) + r"(?<!\w)" + body + r"(?!\w)"
+    """The matcher's regex around a body matching the forms: whole words only, and a
+    digit-led form never inside a number (:data:`_NOT_IN_NUMBER`)."""
+    return _first_chars(forms) + r"(?<!\w)" + _NOT_IN_NUMBER + body + r"(?!\w)"
 
 
 class AliasMatcher:

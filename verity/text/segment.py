@@ -25,10 +25,14 @@ a word of :data:`ABBREVIATIONS_BEFORE_NUMBER` when a digit follows (``No. 5``), 
 an initial or a dotted initialism (``J. Smith``, ``U.S. economy``; ``a.m.`` and
 ``p.m.`` excepted), after a list number at the start of a line (``1. Groceries``),
 and after an ordinal number (``am 3. Oktober``: before a month name, or after a
-German article or preposition). A period inside a token (``500.00``, ``e.g.``,
-``example.com``) is never a candidate because no whitespace follows it. With a
-matcher, a period inside an entity mention (``Acme Widgets Co.``, ``A. B. Carter Ltd``,
-any name or alias of the graph) is never a boundary either: the mention is one token.
+German article or preposition). A company suffix (:data:`NAME_SUFFIXES`: ``Inc.``,
+``Co.``, ``Ltd.``) ends a sentence before a capitalised sentence opener
+(:data:`SENTENCE_OPENERS`: ``... Airlines Inc. The next ...``). A period inside a
+token (``500.00``, ``e.g.``, ``example.com``) is never a candidate because no whitespace
+follows it. With a matcher, a period inside an entity mention (``Acme Widgets Co.``,
+``A. B. Carter Ltd``, any name or alias of the graph) is never a boundary either: the
+mention is one token; the period that ends a mention (``Frontier Airlines Inc.``) is a
+boundary before a capitalised sentence opener only, as after a company suffix.
 
 The checker, the graph loader and the backends split statements and claims with this
 one function, so a name with ``Inc.`` reads as one sentence everywhere or nowhere.
@@ -47,6 +51,8 @@ from verity.text.normalize import normalize
 __all__ = [
     "ABBREVIATIONS",
     "ABBREVIATIONS_BEFORE_NUMBER",
+    "NAME_SUFFIXES",
+    "SENTENCE_OPENERS",
     "join_sentences",
     "split_sentences",
 ]
@@ -81,6 +87,34 @@ ABBREVIATIONS_BEFORE_NUMBER: frozenset[str] = frozenset(
         "sep", "sept", "oct", "nov", "dec",
     }
 )  # fmt: skip
+
+#: Abbreviations that end a company name (:data:`ABBREVIATIONS`), so a noun phrase that can
+#: end a sentence: before a word of :data:`SENTENCE_OPENERS` their period is a boundary.
+NAME_SUFFIXES: frozenset[str] = frozenset({"inc", "co", "ltd"})
+
+#: Capitalised words that start a sentence and never continue a company name: articles,
+#: pronouns, determiners, conjunctions and prepositions (compared case-folded).
+SENTENCE_OPENERS: frozenset[str] = frozenset(
+    {
+        "the", "a", "an", "this", "that", "these", "those", "it", "its", "they", "their",
+        "there", "he", "she", "we", "our", "i", "you", "each", "every", "all", "both",
+        "no", "none", "only", "most", "some", "many", "in", "on", "at", "by", "for",
+        "from", "with", "after", "before", "during", "since", "but", "and", "or", "so",
+        "yet", "however", "meanwhile", "overall", "also", "then", "if", "when", "while",
+        "as", "because", "although", "though", "what", "which", "who", "where",
+    }
+)  # fmt: skip
+
+
+def _opens_sentence(after: str) -> bool:
+    """True when ``after`` starts with a capitalised word of :data:`SENTENCE_OPENERS`."""
+    word = re.match(r"[^\W\d_]+", after)
+    return (
+        word is not None
+        and word.group()[0].isupper()
+        and word.group().casefold() in SENTENCE_OPENERS
+    )
+
 
 # Dotted initialisms that commonly end a sentence: a boundary before an uppercase word.
 _SENTENCE_FINAL_INITIALISMS = frozenset({"a.m", "p.m"})
@@ -208,8 +242,11 @@ def _soft_boundary(text: str, match: re.Match[str], matcher: AliasMatcher | None
         return False
     if term != ".":
         return True  # ! ? runs and ellipses
-    if _inside_mention(text, match.start(), matcher):
+    place = _mention_place(text, match.start(), matcher)
+    if place == "inside":
         return False
+    if place == "end":
+        return _opens_sentence(after)  # "... Frontier Airlines Inc. The next ..."
     before = text[max(0, match.start() - 40) : match.start()]
     if not before or before[-1].isspace():
         return True  # a lone period
@@ -223,16 +260,21 @@ def _soft_boundary(text: str, match: re.Match[str], matcher: AliasMatcher | None
 _MENTION_WINDOW = 256
 
 
-def _inside_mention(text: str, period: int, matcher: AliasMatcher | None) -> bool:
-    """True when the period at ``period`` lies inside an entity mention of ``matcher``."""
+def _mention_place(text: str, period: int, matcher: AliasMatcher | None) -> str:
+    """Where the period at ``period`` lies in an entity mention of ``matcher``: ``"end"``
+    when it is the mention's last character (``Frontier Airlines Inc.``), ``"inside"``
+    when more of the mention follows it (``A. B. Carter Ltd``), ``""`` outside any."""
     if matcher is None or matcher.regex is None:
-        return False
+        return ""
     lo = max(0, period - _MENTION_WINDOW)
     if lo:  # start the window at a word boundary, so it cuts no name in two
         lo = max(text.rfind(" ", 0, lo) + 1, 0)
     at = len(normalize(text[lo:period]))
     window = normalize(text[lo : period + _MENTION_WINDOW])
-    return any(m.start <= at < m.end for m in matcher.find(window))
+    for m in matcher.find(window):
+        if m.start <= at < m.end:
+            return "end" if at == m.end - 1 else "inside"
+    return ""
 
 
 def _period_ends_sentence(text: str, period: int, word: str, chunks: list[str], after: str) -> bool:
@@ -240,6 +282,8 @@ def _period_ends_sentence(text: str, period: int, word: str, chunks: list[str], 
     abbreviation and no number."""
     key = word.casefold()
     elided = key.rsplit("'", 1)[-1].rsplit("’", 1)[-1]  # l'art. -> art
+    if key in NAME_SUFFIXES and _opens_sentence(after):
+        return True  # "... Frontier Airlines Inc. The next ..."
     if key in ABBREVIATIONS or elided in ABBREVIATIONS:
         return False
     next_is_digit = after[0].isdigit()

@@ -72,7 +72,7 @@ def test_unlabelled_names_are_their_own_display() -> None:
         ({"variables": {"x": {"format": "integer", "decimals": 2}}}, "has no decimals"),
         ({"entities": [{"id": "a", "kind": "k"}, {"id": "a", "kind": "k"}]}, "declared twice"),
         ({"objective": {"format": "roman"}}, "objective.format"),
-        ({"extra": 1}, "Extra inputs"),
+        ({"extra": 1}, "unknown key .extra.; allowed: format, graph_id"),
         ({"variables": {"x": {"name": "a\nb"}}}, "variables.x.name"),
     ],
 )

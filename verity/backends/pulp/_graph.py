@@ -23,8 +23,9 @@ its value, a binding constraint's dual times its limit, a reduced cost), absent 
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,6 +111,8 @@ class _Names:
         self.labels = labels
         self.declared = {e.id: e for e in labels.entities}
         self.entities: dict[str, _Entity] = {}
+        #: The labels keys some variable or constraint used (plain names and groups).
+        self.used: set[tuple[str, str]] = set()
 
     def _index(self, kind: str, value: str) -> _Entity:
         found = self.entities.get(value)
@@ -159,6 +162,7 @@ class _Names:
                     code="names",
                 )
             if splits:
+                self.used.add((what, key))
                 used = [self._index(k, v) for k, v in zip(group.kinds, splits[0], strict=True)]
                 shown = {k: e.name or e.id for k, e in zip(group.kinds, used, strict=True)}
                 if label.name is not None:
@@ -173,6 +177,8 @@ class _Names:
     def item(self, name: str, what: str, taken: set[str]) -> _Item:
         table = self.labels.variables if what == "variable" else self.labels.constraints
         label = table.get(name)
+        if label is not None:
+            self.used.add((what, name))
         if label is None:
             grouped, _ = self._grouped(name, table, what)
             if grouped is not None:
@@ -484,6 +490,56 @@ def _objective_name(facts: SolutionFacts, labels: Labels) -> str:
     return name if name and name not in ("OBJ", "__dummy") else "objective value"
 
 
+def _closest(word: str, candidates: Iterable[str]) -> str:
+    """``; closest: 'a', 'b'`` (difflib), or the first few candidates when none is close."""
+    pool = sorted(set(candidates))
+    if not pool:
+        return "; the model has none"
+    close = difflib.get_close_matches(word, pool, n=3, cutoff=0.6)
+    if close:
+        return "; closest: " + ", ".join(repr(c) for c in close)
+    more = ", ..." if len(pool) > 3 else ""
+    return "; the model has " + ", ".join(repr(c) for c in pool[:3]) + more
+
+
+def _prefixes(names: Iterable[str]) -> list[str]:
+    """Every group a name could belong to: ``make_austin_chairs`` -> make, make_austin."""
+    out: list[str] = []
+    for name in names:
+        parts = name.split("_")
+        out += ["_".join(parts[:i]) + "[...]" for i in range(1, len(parts))]
+    return out
+
+
+def _check_labels_used(labels: Labels, names: _Names, facts: SolutionFacts) -> None:
+    """Refuse labels that match nothing in the model (another model's labels, a typo in a
+    name, a group key or an entity id), naming the closest names the model has."""
+    model = {
+        "variable": [v.name for v in facts.variables],
+        "constraint": [c.name for c in facts.constraints],
+    }
+    for what, table in (("variable", labels.variables), ("constraint", labels.constraints)):
+        for key in table:
+            if (what, key) in names.used:
+                continue
+            group = parse_group(key)
+            if group is None:
+                hint = _closest(key, model[what])
+            else:
+                hint = _closest(group.prefix + "[...]", _prefixes(model[what]))
+            raise LpBackendError(
+                f"labels: {what}s key {key!r} matches no {what} of the model{hint}",
+                code="labels",
+            )
+    for entity in labels.entities:
+        if entity.id not in names.entities:
+            hint = _closest(entity.id, [e.id for e in names.entities.values()])
+            raise LpBackendError(
+                f"labels: entity {entity.id!r} is no index value of the model's groups{hint}",
+                code="labels",
+            )
+
+
 def build_graph(facts: SolutionFacts, labels: Labels) -> EvidenceGraph:
     """The evidence graph of a solution, named by its labels."""
     kind = "mixed-integer program" if facts.integer else "linear program"
@@ -497,6 +553,7 @@ def build_graph(facts: SolutionFacts, labels: Labels) -> EvidenceGraph:
     taken: set[str] = {e.id for e in labels.entities}
     variables = {v.name: names.item(v.name, "variable", taken) for v in facts.variables}
     constraints = {c.name: names.item(c.name, "constraint", taken) for c in facts.constraints}
+    _check_labels_used(labels, names, facts)
     ctx = _Context(facts, labels, builder, names, _objective_name(facts, labels))
     _result(ctx)
     if facts.status in ("optimal", "feasible"):

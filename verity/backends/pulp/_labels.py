@@ -18,6 +18,7 @@ optional:
 
 from __future__ import annotations
 
+import difflib
 import re
 import string
 from collections.abc import Mapping
@@ -162,6 +163,28 @@ def _location(loc: tuple[int | str, ...]) -> str:
     return out or "(top level)"
 
 
+def _fields_at(loc: tuple[int | str, ...]) -> list[str]:
+    """The keys a labels document allows at the object holding ``loc``'s last key."""
+    model: type[BaseModel] = Labels
+    if len(loc) >= 2 and loc[0] == "objective":
+        model = ObjectiveLabel
+    elif len(loc) >= 3 and loc[0] == "entities":
+        model = EntityLabel
+    elif len(loc) >= 3 and loc[0] in ("variables", "constraints"):
+        model = ItemLabel
+    return list(model.model_fields)
+
+
+def _unknown_key(loc: tuple[int | str, ...]) -> str:
+    """``unknown key 'units'; closest: 'unit'`` (difflib), or the keys allowed there."""
+    key = str(loc[-1])
+    allowed = _fields_at(loc)
+    close = difflib.get_close_matches(key, allowed, n=3, cutoff=0.6)
+    if close:
+        return f"unknown key {key!r}; closest: " + ", ".join(repr(c) for c in close)
+    return f"unknown key {key!r}; allowed: " + ", ".join(allowed)
+
+
 def load_labels(source: Labels | Mapping[str, Any] | str | Path | None) -> Labels:
     """Labels from a model, a dict or a JSON file (``None``: no labels).
 
@@ -179,6 +202,8 @@ def load_labels(source: Labels | Mapping[str, Any] | str | Path | None) -> Label
     except ValidationError as exc:
         first = exc.errors()[0]
         message = str(first["msg"]).removeprefix("Value error, ")
+        if first["type"] == "extra_forbidden":
+            message = _unknown_key(tuple(first["loc"]))
         more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
         raise InputError(
             f"{what} are invalid at {_location(tuple(first['loc']))}: {message}{more}"

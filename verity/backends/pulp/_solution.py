@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -31,6 +32,7 @@ __all__ = [
     "LpBackendError",
     "SolutionFacts",
     "VariableFact",
+    "constraint_names",
     "facts_of",
 ]
 
@@ -159,6 +161,37 @@ def _sign_factor(solver: str, sense: str) -> float | None:
     return None
 
 
+def constraint_names(problem: Any) -> list[str]:
+    """The problem's constraint names in the order they were added: an unnamed
+    constraint by the name pulp gave it (``_C1``, ``_C2``, ...: the key of
+    ``problem.constraints``, which the constraint itself does not carry)."""
+    # pulp 3 keeps the dict in ``_constraints`` (``constraints`` is a deprecated view of
+    # it that warns); pulp 2's ``constraints`` is the dict itself.
+    table = getattr(problem, "_constraints", None)
+    if table is None:
+        table = problem.constraints
+    if isinstance(table, Mapping):
+        return [str(key) for key in table]
+    return _pulp_names(constraints_of(problem))  # pragma: no cover - no pulp gives a list
+
+
+def _pulp_names(constraints: list[Any]) -> list[str]:  # pragma: no cover - see above
+    """The names pulp's ``unusedConstraintName`` gives: ``_C1``, ``_C2``, ... for the
+    unnamed constraints in order, skipping any name in use."""
+    taken = {str(c.name) for c in constraints if c.name}
+    names: list[str] = []
+    counter = 0
+    for constraint in constraints:
+        if constraint.name:
+            names.append(str(constraint.name))
+            continue
+        counter += 1
+        while f"_C{counter}" in taken:
+            counter += 1
+        names.append(f"_C{counter}")
+    return names
+
+
 def facts_of(problem: Any) -> SolutionFacts:
     """The facts of a solved problem (``LpBackendError`` when it is not solved)."""
     import pulp
@@ -182,12 +215,12 @@ def facts_of(problem: Any) -> SolutionFacts:
     values = {v.name: v.value for v in variables}
     constraints = tuple(
         ConstraintFact(
-            name=str(c.name),
+            name=name,
             sense=_sense_of(c),
             rhs=-float(c.constant),
             activity=sum(float(a) * values.get(v.name, 0.0) for v, a in c.items()),
         )
-        for c in constraints_of(problem)
+        for name, c in zip(constraint_names(problem), constraints_of(problem), strict=True)
     )
     value = None
     if solved and objective is not None:

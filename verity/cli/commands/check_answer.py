@@ -9,6 +9,8 @@ against a graph the graph's loader loads with it.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from typing import Any
 
 from verity.answer import AnswerResult, Passage, check_answer, coerce_passages
 from verity.cli.commands._output import exit_code, print_json
@@ -34,6 +36,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "checks a claim sentence, its entities and numbers stated by the supporting nodes",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    _intermix(parser)
+
+
+def _intermix(parser: argparse.ArgumentParser) -> None:
+    """Let PASSAGES and ANSWER stand on either side of the options.
+
+    Plain argparse takes ``PASSAGES --graph GRAPH ANSWER`` as ANSWER=PASSAGES and an
+    unrecognized last word; parsed intermixed, both files reach :func:`run`, which names
+    the conflict."""
+    plain = parser.parse_known_args
+
+    def parse(args: Sequence[str] | None = None, namespace: Any = None) -> Any:
+        # parse_known_intermixed_args calls parse_known_args itself: give it the plain one.
+        setattr(parser, "parse_known_args", plain)  # noqa: B010
+        try:
+            return parser.parse_known_intermixed_args(args, namespace)
+        finally:
+            setattr(parser, "parse_known_args", parse)  # noqa: B010
+
+    setattr(parser, "parse_known_args", parse)  # noqa: B010
 
 
 def render(result: AnswerResult) -> str:
@@ -61,22 +83,73 @@ def render(result: AnswerResult) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if args.graph is not None and args.passages is not None:
-        raise InputError("give PASSAGES or --graph GRAPH, not both")
+        raise InputError(
+            f"PASSAGES ({args.passages}) and --graph ({args.graph}) conflict: check the answer "
+            "against one of them"
+        )
     if args.graph is None and args.passages is None:
         raise InputError("give PASSAGES or --graph GRAPH to check the answer against")
     if args.graph is not None:
         from verity.core.graph import load_graph
 
-        graph = load_graph(args.graph)
+        try:
+            graph = load_graph(args.graph)
+        except InputError:
+            _refuse_if_swapped(args.graph, args.answer)
+            raise
         result = check_answer(read_text(args.answer, "answer file"), graph=graph)
     else:
-        passages = _passages(args.passages)
+        try:
+            passages = _passages(args.passages)
+        except InputError:
+            _refuse_if_swapped(args.passages, args.answer)
+            raise
         result = check_answer(read_text(args.answer, "answer file"), passages)
     if args.json:
         print_json(result.to_dict())
     else:
         print(render(result))
     return exit_code(len(result.claims), len(result.claims) - result.unsupported_claims_removed)
+
+
+def _swapped_hint(evidence_arg: str, evidence_doc: Any, answer_arg: str, answer_doc: Any) -> str:
+    """The one-line hint when the evidence file (PASSAGES or GRAPH) is not JSON and the
+    answer file is the JSON the evidence should be (a passages list or an evidence
+    graph); "" otherwise. ``evidence_doc`` is None when it does not parse as JSON."""
+    from verity.formats import GRAPH_FORMAT
+
+    if evidence_doc is not None:
+        return ""
+    graph = isinstance(answer_doc, dict) and answer_doc.get("format") == GRAPH_FORMAT
+    passages = isinstance(answer_doc, list) and all(
+        isinstance(p, dict) and "text" in p for p in answer_doc
+    )
+    if not (graph or passages):
+        return ""
+    what = "an evidence graph" if graph else "a passages list"
+    flag = "--graph " if graph else ""
+    return (
+        f"the files look swapped: {evidence_arg} is not JSON and {answer_arg} is {what}; "
+        f"the answer comes last: verity check-answer {flag}{answer_arg} {evidence_arg}"
+    )
+
+
+def _refuse_if_swapped(evidence_arg: str, answer_arg: str) -> None:
+    """Raise the swap hint when the evidence file does not parse and the answer file
+    holds the evidence; return (the evidence's own error stands) otherwise."""
+    try:
+        read_json(evidence_arg, "evidence file")
+    except InputError:
+        evidence_doc = None
+    else:
+        return
+    try:
+        answer_doc = read_json(answer_arg, "answer file")
+    except InputError:
+        return
+    hint = _swapped_hint(evidence_arg, evidence_doc, answer_arg, answer_doc)
+    if hint:
+        raise InputError(hint) from None
 
 
 def _passages(path: str) -> list[Passage]:
