@@ -4,19 +4,22 @@ The rule, for every command that handles them: it stops with one line on stderr 
 exit status 128 + the signal's number (:attr:`Stopped.exit_status`: 130 for SIGINT, 143
 for SIGTERM). :func:`stopped_by_signals` turns either signal into :class:`Stopped` in a
 block; :func:`signals_held` makes a short block (moving finished files into place)
-finish before a signal that arrives during it takes effect.
+finish before a signal that arrives during it takes effect. The command line's entry
+point handles both before it imports anything heavy (:func:`verity.cli.main`), and
+:func:`print_stopped` writes the line of a stop that no command has explained.
 """
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from types import FrameType
 from typing import Any
 
-__all__ = ["STOPPING", "Stopped", "signals_held", "stopped_by_signals"]
+__all__ = ["STOPPING", "Stopped", "print_stopped", "signals_held", "stopped_by_signals"]
 
 #: The signals that stop a command cleanly.
 STOPPING = (signal.SIGINT, signal.SIGTERM)
@@ -42,6 +45,12 @@ class Stopped(BaseException):
     def exit_status(self) -> int:
         """128 + the signal's number, as a shell reports a process the signal ended."""
         return 128 + self.signum
+
+
+def print_stopped(stop: Stopped) -> int:
+    """Write ``verity: interrupted (SIGINT)`` (or SIGTERM) on stderr; the exit status."""
+    print(f"verity: interrupted ({stop.name})", file=sys.stderr)
+    return stop.exit_status
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
