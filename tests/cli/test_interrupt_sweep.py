@@ -68,9 +68,15 @@ def _before_verity(status: int, signum: int, stderr: str) -> bool:
     )
 
 
-def _interrupted(out: Path, at: float, signum: int) -> tuple[int, str, list[int]]:
+#: Most seconds a run may go on after a signal it does not stop: its last steps, done
+#: before the signal came (printing, exiting). Longer: the signal was ignored.
+LATE_S = 1.0
+
+
+def _interrupted(out: Path, at: float, signum: int) -> tuple[int, str, list[int], float]:
     """Run the demo into ``out``, send ``signum`` ``at`` seconds after its start; its
-    exit status, its stderr, and the model processes it left running."""
+    exit status, its stderr, the model processes it left running and the seconds it
+    went on after the signal."""
     demo = subprocess.Popen(
         demo_argv(out),
         stdout=subprocess.DEVNULL,
@@ -81,12 +87,14 @@ def _interrupted(out: Path, at: float, signum: int) -> tuple[int, str, list[int]
     try:
         time.sleep(at)
         demo.send_signal(signum)
+        sent = time.monotonic()
         _, stderr = demo.communicate(timeout=120)
+        after = time.monotonic() - sent
     finally:
         if demo.poll() is None:
             demo.kill()
             demo.wait()
-    return demo.returncode, stderr, model_processes(demo.pid)
+    return demo.returncode, stderr, model_processes(demo.pid), after
 
 
 def test_an_interrupt_at_any_moment_ends_with_one_line_and_loses_nothing(tmp_path: Path) -> None:
@@ -99,9 +107,9 @@ def test_an_interrupt_at_any_moment_ends_with_one_line_and_loses_nothing(tmp_pat
     early = 0
     for at, signum in SWEEP:
         before = snapshot(out)
-        status, stderr, left = _interrupted(out, start_up + at, signum)
+        status, stderr, left, went_on = _interrupted(out, start_up + at, signum)
         name = signal.Signals(signum).name
-        where = f"{name} at {at}s: status {status}, stderr {stderr!r}"
+        where = f"{name} at {at}s: status {status} ({went_on:.2f}s after), stderr {stderr!r}"
         outcomes.append(f"{name}@{at}:{status}")
         if _before_verity(status, signum, stderr):
             early += 1
@@ -112,6 +120,7 @@ def test_an_interrupt_at_any_moment_ends_with_one_line_and_loses_nothing(tmp_pat
         after = snapshot(out)
         assert is_complete_run(after), where
         if status in (0, 1):  # it finished before the signal: a complete new run
+            assert went_on < LATE_S, where  # not a run that went on, the signal ignored
             continue
         assert status == 128 + signum, where
         assert len(stderr.splitlines()) == 1, where

@@ -51,7 +51,8 @@ def is_complete_run(files: dict[str, bytes]) -> bool:
 
 def demo_argv(out: Path) -> list[str]:
     """``python -m verity demo --quiet --out-dir OUT`` (the local narrator, one thread)."""
-    return [sys.executable, "-m", "verity", "demo", "--quiet", "--threads", "1", "--out-dir", str(out)]
+    demo = ["demo", "--quiet", "--threads", "1", "--out-dir", str(out)]
+    return [sys.executable, "-m", "verity", *demo]
 
 
 def demo_env() -> dict[str, str]:

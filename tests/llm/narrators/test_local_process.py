@@ -74,7 +74,7 @@ def test_the_narrating_process_never_imports_llama_cpp(local) -> None:  # type: 
 
 
 @pytest.mark.llm
-def test_a_crash_during_evaluation_raises_model_crashed_and_the_next_request_recovers(local) -> None:  # type: ignore[no-untyped-def]
+def test_a_crash_while_evaluating_raises_model_crashed_and_the_next_request_recovers(local) -> None:  # type: ignore[no-untyped-def]
     killed: list[int] = []
 
     def crash_while_evaluating(event: Event) -> None:

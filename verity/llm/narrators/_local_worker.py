@@ -82,9 +82,9 @@ def main(argv: Sequence[str]) -> int:
         signal.signal(stopping, signal.SIG_IGN)
     inbox_fd, outbox_fd, parent = (int(word) for word in argv)
     _die_with_parent(parent)
-    with Connection(inbox_fd, writable=False) as inbox:
-        with Connection(outbox_fd, readable=False) as outbox:
-            serve(inbox, outbox)
+    inbox, outbox = Connection(inbox_fd, writable=False), Connection(outbox_fd, readable=False)
+    with inbox, outbox:
+        serve(inbox, outbox)
     return 0
 
 

@@ -281,7 +281,7 @@ class _Worker:
         receive, outbox = os.pipe()
         self._send = Connection(send, readable=False)
         self._receive = Connection(receive, writable=False)
-        self._log = tempfile.TemporaryFile()
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 - kept open with the process
         argv = [sys.executable, "-m", _WORKER_MODULE, str(inbox), str(outbox), str(os.getpid())]
         try:
             with signals_held():  # a signal now is handled once the process is known
@@ -315,23 +315,36 @@ class _Worker:
         return lines[-1].strip() if lines else ""
 
     def stop(self) -> None:
-        """Kill the model process (it keeps nothing worth saving) and wait for it."""
-        proc, self._proc = self._proc, None
-        for conn in (self._send, self._receive):
-            if conn is not None:
-                conn.close()
-        self._send = self._receive = None
-        if proc is not None:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-        if self._log is not None:
-            self._log.close()
-            self._log = None
+        """Kill the model process (it keeps nothing worth saving) and wait for it; a
+        signal meanwhile takes effect once it is done."""
+        with signals_held():
+            proc, self._proc = self._proc, None
+            for conn in (self._send, self._receive):
+                if conn is not None:
+                    conn.close()
+            self._send = self._receive = None
+            if proc is not None:
+                if proc.poll() is None:
+                    proc.kill()
+                proc.wait()
+            if self._log is not None:
+                self._log.close()
+                self._log = None
+
+    def stop_at_exit(self) -> None:
+        """At exit: the process's work is done, so SIGINT and SIGTERM have nothing left
+        to stop (one now would only end the exit with a traceback); kill the model
+        process."""
+        if self._proc is None:
+            return
+        if threading.current_thread() is threading.main_thread():
+            for stopping in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(stopping, signal.SIG_IGN)
+        self.stop()
 
 
 _WORKER = _Worker()
-atexit.register(_WORKER.stop)
+atexit.register(_WORKER.stop_at_exit)
 
 
 def _portable(prompt: Prompt) -> Prompt:
