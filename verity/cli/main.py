@@ -51,7 +51,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Verify LLM narrations against evidence graphs.",
         epilog="exit status: 0 every claim verified, 1 some removed (at least one shipped), "
         "2 unusable input, 3 nothing shipped (the refusal), 4 the narrator could not be "
-        "reached, 130/143 stopped by SIGINT/SIGTERM (one line on stderr)",
+        "reached or its embedded model crashed, 130/143 stopped by SIGINT/SIGTERM (one line "
+        "on stderr)",
     )
     parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

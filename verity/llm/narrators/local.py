@@ -35,10 +35,11 @@ output. ``reuse_prefix=True`` trades that reproducibility for speed.
 A prompt that does not fit the context window (prompt tokens + ``max_tokens`` > ``n_ctx``)
 is an attempt with ``api_error`` ``local.context_overflow``, not an exception.
 
-Threads: ``n_threads`` (default :func:`default_threads`); the OpenMP wait policy is set
-before llama.cpp loads (:func:`_llama_cpp`). Both are recorded in every attempt's
-``settings``. Steps (the model loading, the prompt evaluation, each claim a menu decoder
-chooses) go to ``on_event`` as :mod:`verity.progress` events.
+Threads: ``n_threads`` (default :func:`default_threads`); the OpenMP wait policy
+(:func:`wait_policy`) is set in the model process's environment before llama.cpp loads.
+Both are recorded in every attempt's ``settings``. Steps (the model loading, the prompt
+evaluation, each claim a menu decoder chooses) go to ``on_event`` as :mod:`verity.progress`
+events.
 
 A menu prompt (extractive) is decoded claim by claim as one continuing reply: the chat
 text, then ``{"claims": [`` and the claims chosen so far; each step's grammar offers
@@ -238,6 +239,7 @@ class _Worker:
         self._send: Connection | None = None
         self._receive: Connection | None = None
         self._log: IO[bytes] | None = None
+        self._owner = os.getpid()
 
     @property
     def pid(self) -> int | None:
@@ -259,6 +261,9 @@ class _Worker:
         raise ModelCrashed(f"the local model failed: {value}")
 
     def _exchange(self, message: tuple[Any, ...], report: OnEvent) -> tuple[str, Any]:
+        if self._owner != os.getpid():  # a forked copy of the process that started it
+            self._proc = self._send = self._receive = self._log = None
+            self._owner = os.getpid()
         if self._proc is None:
             self._start()
         send, receive = self._send, self._receive
