@@ -14,7 +14,8 @@ from tests.helpers import ROOT
 
 #: The files of a complete demo run.
 DEMO_FILES = frozenset({"graph.json", "attempts.jsonl", "narration.json", "report.json"})
-#: The module the model process runs (its command line names it, then its parent's pid).
+#: The module the model process runs (its command line names it, then two pipes, its
+#: parent's pid and whether it is bound to it).
 WORKER_MODULE = "verity.llm.narrators._local_worker"
 
 
@@ -29,7 +30,7 @@ def model_processes(parent: int) -> list[int]:
         except OSError:  # it ended while being looked at
             continue
         words = [w.decode("utf-8", "replace") for w in words if w]
-        if WORKER_MODULE in words and words[-1] == str(parent):
+        if WORKER_MODULE in words and words[-2:-1] == [str(parent)]:
             found.append(int(entry.name))
     return found
 

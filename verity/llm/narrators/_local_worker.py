@@ -1,12 +1,12 @@
 """The model process of the embedded narrator (:mod:`verity.llm.narrators.local`).
 
-Run as ``python -m verity.llm.narrators._local_worker INBOX OUTBOX PARENT``: it reads
+Run as ``python -m verity.llm.narrators._local_worker INBOX OUTBOX PARENT BOUND``: it reads
 requests ``(kind, options, payload)`` from the pipe INBOX and answers each on OUTBOX
 with the request's progress events ``("event", event)`` and then one reply: ``("ok",
 value)``, ``("input", message)`` for an :class:`~verity.errors.InputError`, ``("error",
 message)`` for anything else. It ends when INBOX closes. SIGINT and SIGTERM are ignored:
-the narrator's process stops on them and kills this one; on Linux the kernel kills it
-too when that process (PARENT) dies.
+the narrator's process stops on them and kills this one; with BOUND 1, on Linux, the
+kernel kills it too when that process (PARENT) dies.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from typing import Any
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent(parent: int) -> None:
-    """Linux: the kernel kills this process when its parent ends. Then (everywhere) end
-    now if the parent has already gone."""
-    if sys.platform.startswith("linux"):
+def _die_with_parent(parent: int, bound: bool) -> None:
+    """``bound``, on Linux: the kernel kills this process when the thread that started it
+    ends (the parent's main thread). Then (everywhere) end now if the parent has gone."""
+    if bound and sys.platform.startswith("linux"):
         import ctypes
 
         try:
@@ -80,8 +80,8 @@ def serve(inbox: Connection, outbox: Connection) -> None:
 def main(argv: Sequence[str]) -> int:
     for stopping in (signal.SIGINT, signal.SIGTERM):
         signal.signal(stopping, signal.SIG_IGN)
-    inbox_fd, outbox_fd, parent = (int(word) for word in argv)
-    _die_with_parent(parent)
+    inbox_fd, outbox_fd, parent, bound = (int(word) for word in argv)
+    _die_with_parent(parent, bool(bound))
     inbox, outbox = Connection(inbox_fd, writable=False), Connection(outbox_fd, readable=False)
     with inbox, outbox:
         serve(inbox, outbox)

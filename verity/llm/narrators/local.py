@@ -14,10 +14,11 @@ reuse across narrations works as it does in one process. Only the child imports
 ``llama_cpp``. It runs in a session of its own, ignoring SIGINT and SIGTERM: a Ctrl-C
 or SIGTERM stops this process (:mod:`verity.interrupts`), which kills the child, and
 the child is killed when this process ends (at exit; on Linux also by the kernel, when
-this process dies unclean). A native crash of llama.cpp (SIGSEGV, SIGILL, SIGABRT, the
-child killed, its pipe closed) ends the request with :class:`ModelCrashed`: one line
-naming the signal and how to reinstall llama.cpp built portably
-(:data:`verity.extras.PORTABLE_CMAKE_ARGS`); the command exits with status 4.
+this process dies unclean; else the child ends on its own when its pipe closes). A
+native crash of llama.cpp (SIGSEGV, SIGILL, SIGABRT, the child killed, its pipe closed)
+ends the request with :class:`ModelCrashed`: one line naming the signal and how to
+reinstall llama.cpp built portably (:data:`verity.extras.PORTABLE_CMAKE_ARGS`); the
+command exits with status 4.
 
 Decoding is greedy (temperature 0, fixed seed) and grammar-constrained: the prompt's
 JSON Schema becomes a GBNF grammar with llama-cpp-python's converter. The grammar is
@@ -287,7 +288,11 @@ class _Worker:
         self._send = Connection(send, readable=False)
         self._receive = Connection(receive, writable=False)
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 - kept open with the process
+        # The kernel's "kill it when its parent ends" follows the thread that starts it:
+        # asked for only from the main thread, which lasts as long as this process.
+        bound = int(threading.current_thread() is threading.main_thread())
         argv = [sys.executable, "-m", _WORKER_MODULE, str(inbox), str(outbox), str(os.getpid())]
+        argv.append(str(bound))
         try:
             with signals_held():  # a signal now is handled once the process is known
                 self._proc = subprocess.Popen(
