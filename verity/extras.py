@@ -3,16 +3,26 @@
 The import package and the command are both ``verity``, but the name ``verity`` on the
 public package index belongs to an unrelated project, so this one is distributed as
 :data:`DISTRIBUTION`. Every "pip install" hint is built by :func:`install_hint`, so a
-hint can never name the wrong distribution.
+hint can never name the wrong distribution. :data:`PORTABLE_CMAKE_ARGS` is the one
+place that says how llama.cpp is built to run on any x86-64 machine.
+
+Standard library only at import time (:class:`~verity.errors.InputError` is imported
+where it is raised), so that an install script can read the constants with ``runpy``
+before verity is installed.
 """
 
 from __future__ import annotations
 
 import importlib.util
 
-from verity.errors import InputError
-
-__all__ = ["DISTRIBUTION", "EXTRAS", "install_hint", "missing_modules", "require_extra"]
+__all__ = [
+    "DISTRIBUTION",
+    "EXTRAS",
+    "PORTABLE_CMAKE_ARGS",
+    "install_hint",
+    "missing_modules",
+    "require_extra",
+]
 
 #: The distribution name on the package index (``pip install verity-evidence``).
 DISTRIBUTION = "verity-evidence"
@@ -28,6 +38,16 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "serve": ("starlette", "uvicorn"),
     "dask": ("dask", "distributed"),
 }
+
+
+#: ``CMAKE_ARGS`` that build llama-cpp-python to run on any x86-64 CPU: no instructions
+#: chosen for the build machine (``GGML_NATIVE``), no AVX-512 and no AMX code paths. A
+#: build with them can die in its first evaluation (a native crash, no message), on
+#: another CPU and on some CPUs that have AMX tiles.
+PORTABLE_CMAKE_ARGS = (
+    "-DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF "
+    "-DGGML_AMX_BF16=OFF"
+)
 
 
 def install_hint(extra: str | None = None) -> str:
@@ -54,6 +74,8 @@ def missing_modules(modules: tuple[str, ...]) -> list[str]:
 def require_extra(extra: str, what: str, modules: tuple[str, ...] | None = None) -> None:
     """Raise :class:`InputError` (one line, naming the install command) when ``what``
     lacks a module of ``extra`` (``modules``: the ones it really needs; default all)."""
+    from verity.errors import InputError
+
     missing = missing_modules(EXTRAS[extra] if modules is None else modules)
     if missing:
         raise InputError(

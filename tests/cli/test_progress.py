@@ -246,7 +246,7 @@ def test_threads_reach_the_local_narrator_without_loading_the_model() -> None:
     from verity.cli.commands.narrate import build_narrator
     from verity.llm.narrators import local
 
-    loaded = dict(local._MODELS)
+    running = local._WORKER.pid  # the model process, if an earlier test started it
     for argv in (["narrate", str(GRAPH), "--threads", "3"], ["demo", "--threads", "3"]):
         args = build_parser(argv[0]).parse_args(argv)
         narrator = build_narrator(args)
@@ -254,7 +254,7 @@ def test_threads_reach_the_local_narrator_without_loading_the_model() -> None:
     bench = make_narrator("local", 0, local_options={"n_threads": 3})
     assert isinstance(bench, local.LocalNarrator) and bench.n_threads == 3
     assert local.LocalNarrator().n_threads == local.default_threads()
-    assert dict(local._MODELS) == loaded  # nothing was loaded
+    assert local._WORKER.pid == running  # no model process was started for them
     for bad in (0, -1, True, 1.5):
         with pytest.raises(InputError, match="n_threads must be a whole number"):
             local.LocalNarrator(n_threads=bad)  # type: ignore[arg-type]

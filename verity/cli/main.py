@@ -2,8 +2,10 @@
 
 Exit status: 0 every claim verified; 1 some claims removed, at least one shipped;
 3 nothing shipped (the refusal); 2 unusable input (one line on stderr, no traceback);
-4 the narrator could not be reached (``narrate``, ``demo``); 128 + the signal's number
-(130, 143) stopped by SIGINT or SIGTERM (:mod:`verity.interrupts`).
+4 the narrator could not be reached or its model process crashed (``narrate``,
+``demo``); 128 + the signal's number (130, 143) stopped by SIGINT or SIGTERM
+(:mod:`verity.interrupts`), at any moment: a command that writes files says what it
+kept, any other moment gives ``verity: interrupted (SIGINT)``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from verity.cli.commands._output import (
     EXIT_UNREACHABLE,
 )
 from verity.errors import VerityError
+from verity.interrupts import Stopped, print_stopped, stopped_by_signals
 from verity.text.display import one_line
 
 __all__ = [
@@ -48,7 +51,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Verify LLM narrations against evidence graphs.",
         epilog="exit status: 0 every claim verified, 1 some removed (at least one shipped), "
         "2 unusable input, 3 nothing shipped (the refusal), 4 the narrator could not be "
-        "reached, 130/143 stopped by SIGINT/SIGTERM (one line on stderr)",
+        "reached or its embedded model crashed, 130/143 stopped by SIGINT/SIGTERM (one line "
+        "on stderr)",
     )
     parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -74,7 +78,24 @@ def _chosen(argv: Sequence[str]) -> str:
     return argv[0] if argv and not argv[0].startswith("-") else ""
 
 
+def _status(exc: VerityError) -> int:
+    """The exit status of an error: :data:`EXIT_INPUT` unless it names its own (the
+    embedded model's crash, :class:`verity.llm.narrators.local.ModelCrashed`:
+    :data:`EXIT_UNREACHABLE`)."""
+    status = getattr(exc, "exit_status", EXIT_INPUT)
+    return status if status in (EXIT_INPUT, EXIT_UNREACHABLE) else EXIT_INPUT
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command ``argv`` (default: the process's arguments); its exit status."""
+    try:
+        with stopped_by_signals():
+            return _main(argv)
+    except Stopped as stop:
+        return print_stopped(stop)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_chosen(words))
     args = parser.parse_args(words)
@@ -86,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(run(args))
     except VerityError as exc:
         print(f"verity: error: {one_line(exc, sys.maxsize) or 'unusable input'}", file=sys.stderr)
-        return EXIT_INPUT
+        return _status(exc)
     except KeyboardInterrupt:
         print("verity: interrupted", file=sys.stderr)
         return 130

