@@ -50,9 +50,10 @@ def rss_mib(pid: int) -> float:
     return 0.0
 
 
-def start_server(graphs: Path) -> tuple[subprocess.Popen[bytes], int]:
+def start_server(graphs: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
+    """``verity serve --port 0 --graphs GRAPHS EXTRA`` on 127.0.0.1; (child, port)."""
     child = subprocess.Popen(
-        [sys.executable, "-m", "verity", "serve", "--port", "0", "--graphs", str(graphs)],
+        [sys.executable, "-m", "verity", "serve", "--port", "0", "--graphs", str(graphs), *extra],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

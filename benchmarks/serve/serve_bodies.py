@@ -29,7 +29,11 @@ def large_narration(repeats: int = LARGE_REPEATS) -> dict[str, Any]:
     return narration
 
 
-def large_body(repeats: int = LARGE_REPEATS) -> bytes:
-    """A ``/v1/verify`` body: the example graph by id and :func:`large_narration`."""
+def large_body(repeats: int = LARGE_REPEATS, *, inline: bool = False) -> bytes:
+    """A ``/v1/verify`` body: the example graph (by id; with ``inline``, the whole graph)
+    and :func:`large_narration`."""
     narration = large_narration(repeats)
-    return json.dumps({"graph": narration["graph_id"], "narration": narration}).encode()
+    graph = narration["graph_id"]
+    if inline:
+        graph = json.loads((EXAMPLES / "graph.json").read_text("utf-8"))
+    return json.dumps({"graph": graph, "narration": narration}).encode()

@@ -74,9 +74,11 @@ def start_worker(
         _STATE["failed"] = f"{type(exc).__name__}: {exc}"[:300]
 
 
-def ready() -> bool:
-    """True once the worker has started (the service waits for this before serving)."""
-    return "failed" not in _STATE
+def ready() -> str | None:
+    """Why the worker could not start, or None (the service waits for this before
+    serving)."""
+    failed: str | None = _STATE.get("failed")
+    return failed
 
 
 def _body(raw: bytes, fields: frozenset[str]) -> dict[str, Any]:

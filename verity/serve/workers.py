@@ -8,9 +8,11 @@ too, and its slot's process is killed and replaced, so abandoned work never keep
 A slot whose process dies (killed, out of memory) is replaced as well, and its request
 gets :class:`WorkerDied`; the other slots go on.
 
-Workers start as :mod:`verity.stream` starts its own: forked with the loaded graphs
-where that is safe (Linux, a single thread: the first slots, before the service runs),
-spawned otherwise, loading the graphs from the directory the service was started with.
+Workers start as :mod:`verity.stream` starts its own (its start method, signal handling
+and garbage-collector freeze): on Linux the first ones fork when the service starts,
+before it serves, and share the loaded graphs copy-on-write; elsewhere, and when a worker
+is replaced (the service then runs threads, and forking is unsafe), they are spawned and
+load the graphs from the directory the service was started with (or get them pickled).
 """
 
 from __future__ import annotations
@@ -83,13 +85,13 @@ class Workers:
         return ProcessPoolExecutor(1, context, initializer=start_worker, initargs=initargs)
 
     def start(self) -> None:
-        """Start every worker and wait until each has loaded its graphs; the first ones
-        fork while this process runs a single thread and share the graphs copy-on-write."""
-        with _frozen(True):
+        """Start every worker and wait until each has its graphs."""
+        with _frozen(True):  # forked workers share the loaded graphs' pages
             started = [slot.submit(ready) for slot in self._slots]
         for future in started:
-            if not future.result():
-                raise InputError("a worker process could not load the graphs")
+            failed = future.result()
+            if failed is not None:
+                raise InputError(f"a worker process could not start ({failed})")
 
     async def answer(self, route: str, raw: bytes, timeout: float) -> Answer:
         """The answer of a worker to ``raw`` on ``route``, within ``timeout`` seconds."""
