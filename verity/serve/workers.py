@@ -25,6 +25,7 @@ import time
 from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any
 
 from verity.core.graph import EvidenceGraph
 from verity.core.profiles import Profile
@@ -106,6 +107,7 @@ class Workers:
         except TimeoutError:
             raise Timeout from None
         failure: type[Exception] = WorkerDied
+        future: asyncio.Future[Answer] | None = None
         try:
             future = asyncio.wrap_future(self._slots[index].submit(answer, route, raw))
             left = max(deadline - time.monotonic(), 0.0)
@@ -115,11 +117,15 @@ class Workers:
         except BrokenProcessPool:
             pass
         except BaseException:  # cancelled: the work is abandoned all the same
+            if future is not None:
+                future.add_done_callback(_taken)
             self._replace(index, free)
             raise
         else:
             free.put_nowait(index)
             return result
+        if future is not None:
+            future.add_done_callback(_taken)
         self._replace(index, free)
         raise failure
 
@@ -130,12 +136,24 @@ class Workers:
         old, self._slots[index] = self._slots[index], self._slot()
         threading.Thread(target=_end, args=(old,), name="verity-end-worker", daemon=True).start()
         started = asyncio.wrap_future(self._slots[index].submit(ready))
-        started.add_done_callback(lambda _: free.put_nowait(index))
+
+        def freed(future: asyncio.Future[str | None]) -> None:
+            _taken(future)
+            free.put_nowait(index)
+
+        started.add_done_callback(freed)
 
     def close(self) -> None:
         """End every worker process (the work still running is abandoned)."""
         for slot in self._slots:
             _end(slot)
+
+
+def _taken(future: asyncio.Future[Any]) -> None:
+    """Take the outcome of work no request waits for any more (the failure of a worker
+    ended for it), so that asyncio does not log it as never retrieved."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _end(slot: ProcessPoolExecutor) -> None:
