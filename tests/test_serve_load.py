@@ -73,6 +73,15 @@ def workers_of(server: Server) -> list[int]:
     return sorted(found)
 
 
+def alive(pid: int) -> bool:
+    """True while process ``pid`` runs (a zombie has ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def in_background(port: int, body: bytes) -> tuple[threading.Thread, dict[str, Any]]:
     """POST ``body`` from a thread; the dict gets "answered" (the perf_counter time its
     answer began to arrive), then "status" and "body"."""
@@ -168,6 +177,15 @@ def test_a_worker_that_dies_answers_500_and_is_replaced() -> None:
         status, err = stop(running)
     assert status == 0 and "Traceback" not in err, err
     assert "its worker process died" in err
+
+
+def test_the_workers_end_when_the_server_is_killed() -> None:
+    running = start("--graphs", str(EXAMPLES), "--workers", "2")
+    workers = workers_of(running)
+    assert len(workers) == 2
+    running.process.kill()
+    running.process.wait(30)
+    assert until(lambda: not any(alive(pid) for pid in workers), 15)
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,10 @@ answers ``(status, body bytes, log line or None)``; it never raises for a reques
 from __future__ import annotations
 
 import json
+import os
 import pickle
+import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,6 +36,9 @@ ROUTES: dict[str, frozenset[str]] = {
     "verify": frozenset({"graph", "narration", "profile"}),
     "check-answer": frozenset({"answer", "passages", "graph"}),
 }
+
+#: Seconds between a worker's checks that the service's process is still there.
+_WATCH_S = 1.0
 
 # This worker's graphs and derived profiles, or why they could not be loaded.
 _STATE: dict[str, Any] = {}
@@ -64,6 +70,7 @@ def start_worker(
     loaded from ``graph_dir``) and the derived profiles; never raises (a failure is kept
     and answered by every request as a 500)."""
     _leave_signals_to_the_stream()
+    _end_with(os.getppid())
     try:
         profiles = pickle.loads(pickled_profiles)
         loaded = dict(graphs) if graphs is not None else {}
@@ -72,6 +79,18 @@ def start_worker(
         _STATE.update(graphs=loaded, profiles=profiles)
     except Exception as exc:
         _STATE["failed"] = f"{type(exc).__name__}: {exc}"[:300]
+
+
+def _end_with(service: int) -> None:
+    """End this worker once the service's process is gone: killed, it could not end its
+    workers, and a worker waits for work for ever (a watcher thread, once a second)."""
+
+    def watch() -> None:
+        while os.getppid() == service:
+            time.sleep(_WATCH_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="verity-watch-service", daemon=True).start()
 
 
 def ready() -> str | None:

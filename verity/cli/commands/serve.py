@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from verity.cli.commands._options import _seconds, int_in_range
 from verity.core.gates import PROFILES
@@ -73,6 +74,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _serving(address: tuple[Any, ...], graphs: int, profiles: list[str], workers: int) -> str:
+    """The line that says where the service listens and what it serves."""
+    host, port = address[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return (
+        f"verity: serving on http://{shown}:{port} (graphs: {graphs}; profiles "
+        f"{', '.join(profiles)}; workers: {workers}); SIGTERM or Ctrl-C stops"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     require_extra("serve", "verity serve")
     from verity.core.profiles import Profile, load_gates
@@ -88,25 +99,13 @@ def run(args: argparse.Namespace) -> int:
         profile = load_gates(spec, None)
         profiles[profile.name] = profile
     workers = Workers(args.workers, graphs, profiles, graph_dir=args.graphs)
-    sock = listen(args.host, args.port)
-    host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-
-    def started() -> None:
-        names = ", ".join([*PROFILES, *profiles])
-        print(
-            f"verity: serving on http://{shown}:{port} (graphs: {len(graphs)}; profiles "
-            f"{names}; workers: {args.workers}); SIGTERM or Ctrl-C stops",
-            file=sys.stderr,
-            flush=True,
-        )
-
     try:
-        workers.start()
-        app = create_app(workers, max_body=args.max_body, timeout=args.timeout)
-        serve(app, sock, on_start=started)
+        workers.start()  # before the socket exists, so that no worker holds it open
+        with listen(args.host, args.port) as sock:
+            line = _serving(sock.getsockname(), len(graphs), [*PROFILES, *profiles], args.workers)
+            app = create_app(workers, max_body=args.max_body, timeout=args.timeout)
+            serve(app, sock, on_start=lambda: print(line, file=sys.stderr, flush=True))
     finally:
         workers.close()
-        sock.close()
     print("verity: stopped", file=sys.stderr, flush=True)
     return 0
