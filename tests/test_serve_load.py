@@ -1,9 +1,9 @@
 """verity serve under load, with real servers on 127.0.0.1 (``verity serve`` child
 processes) and real HTTP: requests are verified by worker processes, so a small request
-answers while a large one (3,875 claims, 905 kB) is verified; a request past
+answers while a large one (11,625 claims, 2.7 MB) is verified; a request past
 ``--timeout`` answers 503 and its work is stopped; a worker that dies answers 500 and is
-replaced; bodies must be ``application/json`` with every key once; ``--workers`` and
-``--timeout`` are checked."""
+replaced; the workers end when the server is killed; bodies must be ``application/json``
+with every key once; ``--workers`` and ``--timeout`` are checked."""
 
 from __future__ import annotations
 

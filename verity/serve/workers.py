@@ -4,7 +4,8 @@ A request waits for a free slot, then its body goes to that slot's process
 (:func:`verity.serve._work.answer`); the event loop only waits. The wait and the work
 share the request's deadline: a request still waiting for a slot at its deadline gets
 :class:`Timeout` and nothing runs; a request whose work outlives it gets :class:`Timeout`
-too, and its slot's process is killed and replaced, so abandoned work never keeps a slot.
+too, and its slot's process is ended (SIGTERM, then SIGKILL) and replaced, so abandoned
+work never keeps a slot.
 A slot whose process dies (killed, out of memory) is replaced as well, and its request
 gets :class:`WorkerDied`; the other slots go on.
 
