@@ -7,8 +7,10 @@ Run from the repository root (the ``serve`` extra installed)::
 
 Starts ``python -m verity serve --port 0 --graphs evidence_graphs/card_rewards
 --max-body 4194304`` (plus ``--workers N`` when given) as a child on 127.0.0.1 and warms
-it up with ``--warmup-passes`` passes over the small bodies (each worker process fills its
-own caches, so one pass is not enough for several) and one large request. Then, twice, ``--clients``
+it up with ``--warmup-passes`` passes over the small bodies from ``--warmup-clients``
+clients (each worker process fills its own caches: with several workers, one pass is not
+enough, and one client in turn could give each worker the same half of the bodies every
+pass) and one large request. Then, twice, ``--clients``
 threads with one keep-alive connection each send ``--requests`` small ``POST /v1/verify``
 requests (narrations of 8 claims by ``graph_id``, as ``load.py`` sends them, about 2 kB):
 first alone, then while ``--large-clients`` other threads send large requests one after
@@ -110,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-seconds", type=float, default=300, help="limit of each run")
     parser.add_argument("--narrations", type=int, default=500, help="distinct small bodies")
     parser.add_argument("--warmup-passes", type=int, default=3)
+    parser.add_argument("--warmup-clients", type=int, default=4)
     parser.add_argument("--graphs", type=Path, default=ROOT / "evidence_graphs" / "card_rewards")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=None)
@@ -122,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     child, port = load.start_server(args.graphs, *extra)
     try:
         passes = args.warmup_passes * len(payloads)
-        warm = load.load(port, payloads, passes, args.clients, args.max_seconds)
+        warm = load.load(port, payloads, passes, args.warmup_clients, args.max_seconds)
         warm_large: list[float] = []
         warm_errors: list[str] = []
         conn = load.connect(port)
@@ -157,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         "large_clients": args.large_clients,
         "workers": args.workers,
         "warmup_passes": args.warmup_passes,
+        "warmup_clients": args.warmup_clients,
         "warmup_errors": warm["errors"] + len(warm_errors),
         "server_exit_status": status,
         "cpus": os.cpu_count(),
