@@ -37,6 +37,7 @@ MAX_BODY = 65536
 START_TIMEOUT_S = 60
 PASSAGES = [{"id": "p1", "text": "The tenant shall not sublet the flat."}]
 ANSWER = "The tenant shall not sublet the flat. The tenant may keep a dog."
+JSON = {"Content-Type": "application/json"}
 
 
 @dataclass
@@ -55,11 +56,14 @@ class Server:
     def exchange(
         self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
     ) -> tuple[int, str, dict[str, str]]:
-        """(status, raw JSON body, response headers by lower-case name) of one request."""
+        """(status, raw JSON body, response headers by lower-case name) of one request;
+        a body goes as ``application/json`` unless ``headers`` say otherwise."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         try:
             payload = body if isinstance(body, bytes) or body is None else json.dumps(body)
-            conn.request(method, path, body=payload, headers=headers or {})
+            if headers is None:
+                headers = {} if payload is None else {"Content-Type": "application/json"}
+            conn.request(method, path, body=payload, headers=headers)
             response = conn.getresponse()
             raw = response.read().decode("utf-8")
             assert response.getheader("content-type", "").startswith("application/json")
@@ -107,7 +111,8 @@ def stop(server: Server) -> tuple[int, str]:
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
     gates = "verity.data.examples.fee_gates:fees"
-    running = start("--graphs", str(EXAMPLES), "--max-body", str(MAX_BODY), "--gates", gates)
+    args = ("--graphs", str(EXAMPLES), "--max-body", str(MAX_BODY), "--gates", gates)
+    running = start(*args, "--workers", "2")
     try:
         yield running
     finally:
@@ -121,7 +126,7 @@ def _cli_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
 
 
 def test_healthz(server: Server) -> None:
-    assert "profiles paper, strict, paper+fee" in server.first_line
+    assert "profiles paper, strict, paper+fee; workers: 2" in server.first_line
     status, body, _ = server.request("GET", "/healthz")
     assert (status, body) == (200, {"status": "ok", "version": service_version()})
 
@@ -248,7 +253,11 @@ def test_a_body_over_max_body_is_413(server: Server) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
     try:  # chunked: no Content-Length, the limit holds while reading
         conn.request(
-            "POST", "/v1/verify", body=iter([b"{" + b" " * 40000] * 3), encode_chunked=True
+            "POST",
+            "/v1/verify",
+            body=iter([b"{" + b" " * 40000] * 3),
+            headers={"Content-Type": "application/json"},
+            encode_chunked=True,
         )
         response = conn.getresponse()
         assert response.status == 413
@@ -310,7 +319,7 @@ def test_one_connection_serves_many_requests_without_a_nagle_stall(server: Serve
     try:
         for _ in range(20):
             started = time.perf_counter()
-            conn.request("POST", "/v1/verify", body=body)
+            conn.request("POST", "/v1/verify", body=body, headers=JSON)
             response = conn.getresponse()
             assert response.status == 200 and json.loads(response.read())["summary"]["claims"] == 5
             seconds.append(time.perf_counter() - started)

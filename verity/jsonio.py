@@ -40,16 +40,37 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def loads(text: str, what: str) -> Any:
-    """Parse JSON text; ``what`` names the input in the error message."""
+class _DuplicateKey(ValueError):
+    """An object that names one key twice."""
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's pairs as a dict, or :class:`_DuplicateKey` when a key repeats."""
+    data = dict(pairs)
+    if len(data) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(f"the key {key[:80]!r} appears twice in one object")
+            seen.add(key)
+    return data
+
+
+def loads(text: str, what: str, *, unique_keys: bool = False) -> Any:
+    """Parse JSON text; ``what`` names the input in the error message. With
+    ``unique_keys``, an object that names a key twice (anywhere) is an input error
+    rather than keeping the last value."""
     if text.startswith("\ufeff"):
         text = text[1:]
+    hook = _unique_object if unique_keys else None
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
+        data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=hook)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
+    except _DuplicateKey as exc:
+        raise InputError(f"{what} is not usable: {exc}") from None
     except ValueError as exc:
         raise InputError(f"{what} is not valid JSON: {exc}") from None
     except RecursionError:

@@ -11,10 +11,12 @@ send ``POST /v1/verify`` requests (``{"graph": GRAPH_ID, "narration": ...}``, cy
 through seeded narrations of 8 claims from ``benchmarks/perf/workload.py``) until
 ``--requests`` have been sent or ``--max-seconds`` have passed (the connections set
 TCP_NODELAY). It records the latency of every request (p50, p90, p99, max), requests per
-second, errors (any status but 200, any broken connection) and the server's resident
-memory after start-up, after a warm-up of one pass over the narrations, and after the
-load; then stops the server with SIGTERM and checks that it exits 0. The clients run in
-this process, so their own Python time is part of each latency.
+second, errors (any status but 200, any broken connection), the server process's resident
+memory and the proportional memory of it and its worker processes after start-up, after
+a warm-up of ``--warmup-passes`` passes over the narrations (each worker process fills
+its own caches) and after the load; then stops the server with SIGTERM and checks that
+it exits 0. The clients run in this process, so their own Python time is part of each
+latency.
 """
 
 from __future__ import annotations
@@ -50,9 +52,38 @@ def rss_mib(pid: int) -> float:
     return 0.0
 
 
-def start_server(graphs: Path) -> tuple[subprocess.Popen[bytes], int]:
+def children(pid: int) -> list[int]:
+    """The process ids whose parent is ``pid`` (the server's worker processes)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text() if entry.name.isdigit() else ""
+        except OSError:
+            continue
+        if stat and int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def pss_mib(pid: int) -> float:
+    """The proportional set size of ``pid`` and its children: pages shared copy-on-write
+    between the server and its forked workers are counted once."""
+    total = 0.0
+    for one in [pid, *children(pid)]:
+        try:
+            with open(f"/proc/{one}/smaps_rollup", encoding="ascii") as handle:
+                for line in handle:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return total
+
+
+def start_server(graphs: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
+    """``verity serve --port 0 --graphs GRAPHS EXTRA`` on 127.0.0.1; (child, port)."""
     child = subprocess.Popen(
-        [sys.executable, "-m", "verity", "serve", "--port", "0", "--graphs", str(graphs)],
+        [sys.executable, "-m", "verity", "serve", "--port", "0", "--graphs", str(graphs), *extra],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -156,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--max-seconds", type=float, default=600)
     parser.add_argument("--narrations", type=int, default=500, help="distinct request bodies")
+    parser.add_argument("--warmup-passes", type=int, default=3)
     parser.add_argument("--graphs", type=Path, default=ROOT / "evidence_graphs" / "card_rewards")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=None)
@@ -163,11 +195,13 @@ def main(argv: list[str] | None = None) -> int:
     payloads = bodies(args.graphs, args.narrations, args.seed)
     child, port = start_server(args.graphs)
     try:
-        rss_start = rss_mib(child.pid)
-        warm = load(port, payloads, len(payloads), args.clients, args.max_seconds)
-        rss_warm = rss_mib(child.pid)
+        rss_start, pss_start = rss_mib(child.pid), pss_mib(child.pid)
+        passes = args.warmup_passes * len(payloads)
+        warm = load(port, payloads, passes, args.clients, args.max_seconds)
+        rss_warm, pss_warm = rss_mib(child.pid), pss_mib(child.pid)
         result = load(port, payloads, args.requests, args.clients, args.max_seconds)
-        rss_after = rss_mib(child.pid)
+        rss_after, pss_after = rss_mib(child.pid), pss_mib(child.pid)
+        workers = len(children(child.pid))
     finally:
         child.send_signal(signal.SIGTERM)
         status = child.wait(timeout=60)
@@ -182,6 +216,12 @@ def main(argv: list[str] | None = None) -> int:
             "after_warmup": round(rss_warm, 1),
             "after_load": round(rss_after, 1),
         },
+        server_and_workers_pss_mib={
+            "after_start": round(pss_start, 1),
+            "after_warmup": round(pss_warm, 1),
+            "after_load": round(pss_after, 1),
+        },
+        server_children=workers,
         server_exit_status=status,
         cpus=os.cpu_count(),
     )

@@ -1,9 +1,10 @@
 """``verity serve``: verification as an HTTP JSON service (the ``serve`` extra).
 
-:func:`verity.serve.app.create_app` builds the Starlette application; :func:`run` serves
-it with uvicorn on one socket and stops gracefully on SIGTERM or Ctrl-C: it stops
-accepting, finishes the requests in flight (at most :data:`GRACE_S` seconds) and
-returns.
+:func:`verity.serve.app.create_app` builds the Starlette application, whose requests
+are verified by the worker processes of :class:`verity.serve.workers.Workers`;
+:func:`run` serves it with uvicorn on one socket and stops gracefully on SIGTERM or
+Ctrl-C: it stops accepting, finishes the requests in flight (at most :data:`GRACE_S`
+seconds) and returns.
 """
 
 from __future__ import annotations

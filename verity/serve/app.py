@@ -5,16 +5,20 @@ Routes: ``GET /healthz``; ``POST /v1/verify`` with ``{"graph": GRAPH_OR_ID, "nar
 /v1/check-answer`` with ``{"answer": "...", "passages": [...]}`` or ``{"answer": "...",
 "graph": GRAPH_OR_ID}`` answers the result of ``verity check-answer --json`` (with
 ``--graph`` for a graph). Unusable input answers 400 with ``{"error": {"code",
-"message"}}`` (the codes of ``verify-stream``'s error lines), a body over the limit 413,
-an unknown path 404, a wrong method 405, and a failure of the server itself 500 with
-``internal.error``; no traceback ever reaches a client.
+"message"}}`` (the codes of ``verify-stream``'s error lines; a key twice in one object is
+unusable), a body that is not ``application/json`` 415 with ``input.media_type``, a body
+over the limit 413, an unknown path 404, a wrong method 405, a request past its deadline
+503 with ``input.timeout``, and a failure of the server itself (a worker process that
+died included) 500 with ``internal.error``; no traceback ever reaches a client.
+
+The event loop reads bodies and nothing more: each one is answered by a worker process
+(:mod:`verity.serve.workers`), so a large request never holds up the small ones.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -22,29 +26,19 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from verity.answer import check_answer
-from verity.core.gates import PROFILES
-from verity.core.graph import EvidenceGraph, load_graph
-from verity.core.profiles import Profile
-from verity.core.verify import verify
-from verity.errors import InputError, VerityError
-from verity.jsonio import loads
+from verity.serve._work import Reject
+from verity.serve.workers import Timeout, WorkerDied, Workers
 
-__all__ = ["MAX_BODY_BYTES", "create_app", "service_version"]
+__all__ = ["DEFAULT_TIMEOUT_S", "MAX_BODY_BYTES", "create_app", "service_version"]
 
 #: The default limit on a request body (``--max-body``): 1 MiB.
 MAX_BODY_BYTES = 1024 * 1024
+#: The default deadline of a request (``--timeout``), in seconds.
+DEFAULT_TIMEOUT_S = 30.0
 
 _LOG = logging.getLogger("verity.serve")
 _HTTP_CODES = {404: "http.not_found", 405: "http.method_not_allowed"}
-
-
-class _Reject(Exception):
-    """A request the service answers with an error body."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+_JSON = "application/json"
 
 
 def _error(
@@ -75,12 +69,30 @@ def service_version() -> str:
         return __version__
 
 
+def _media_type(request: Request) -> None:
+    """Refuse a body that does not say it is JSON: ``Content-Type: application/json``,
+    with no parameter but an optional ``charset=utf-8``."""
+    given = request.headers.get("content-type")
+    media, *parameters = (given or "").split(";")
+    usable = media.strip().lower() == _JSON and all(
+        p.strip().lower().replace('"', "") in ("", "charset=utf-8") for p in parameters
+    )
+    if not usable:
+        shown = repr(given[:80]) if given is not None else "none"
+        raise Reject(
+            415,
+            "input.media_type",
+            f"the body must be JSON in UTF-8, sent with Content-Type: {_JSON} (given: {shown})",
+        )
+
+
 async def _body(request: Request, max_body: int) -> bytes:
-    too_large = _Reject(413, "input.too_large", f"the request body is over {max_body} bytes")
+    _media_type(request)
+    too_large = Reject(413, "input.too_large", f"the request body is over {max_body} bytes")
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
-            raise _Reject(400, "input.unusable", "the Content-Length header is not a number")
+            raise Reject(400, "input.unusable", "the Content-Length header is not a number")
         if int(declared) > max_body:
             raise too_large
     parts: list[bytes] = []
@@ -93,102 +105,39 @@ async def _body(request: Request, max_body: int) -> bytes:
     return b"".join(parts)
 
 
-async def _object(request: Request, max_body: int, fields: frozenset[str]) -> dict[str, Any]:
-    raw = await _body(request, max_body)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _Reject(400, "input.invalid_utf8", f"not valid UTF-8 (byte {exc.start})") from None
-    data = loads(text, "the request body")
-    if not isinstance(data, dict):
-        raise InputError("the request body is not a JSON object")
-    unknown = sorted(set(data) - fields)
-    if unknown:
-        raise InputError(
-            f"unknown field {unknown[0][:80]!r}; the fields are {', '.join(sorted(fields))}"
-        )
-    return data
-
-
 _Handler = Callable[[Request], Awaitable[Response]]
 
 
-def _guarded(handler: _Handler) -> _Handler:
-    """Map every failure to an error body: input 400/413, anything else 500."""
-
-    async def endpoint(request: Request) -> Response:
-        try:
-            return await handler(request)
-        except _Reject as exc:
-            return _error(exc.status, exc.code, exc.message)
-        except VerityError as exc:
-            return _error(400, "input.unusable", " ".join(str(exc).split()) or "unusable input")
-        except Exception as exc:  # never a traceback to the client; one line in the log
-            where, kind = request.url.path, type(exc).__name__
-            _LOG.error("%s %s failed: %s: %s", request.method, where, kind, exc)
-            return _error(500, "internal.error", f"the server failed ({type(exc).__name__})")
-
-    return endpoint
-
-
 def create_app(
-    graphs: Mapping[str, EvidenceGraph] | None = None,
-    *,
-    max_body: int = MAX_BODY_BYTES,
-    profiles: Mapping[str, Profile] | None = None,
+    workers: Workers, *, max_body: int = MAX_BODY_BYTES, timeout: float = DEFAULT_TIMEOUT_S
 ) -> Starlette:
-    """The service: ``graphs`` are addressable by graph id, ``profiles`` (derived ones)
-    by name beside ``strict`` and ``paper``; bodies over ``max_body`` bytes get 413."""
-    known: dict[str, EvidenceGraph] = dict(graphs or {})
-    derived: dict[str, Profile] = dict(profiles or {})
-    names = ", ".join([*PROFILES, *derived])
+    """The service: requests are answered by ``workers`` (with the graphs, addressable by
+    graph id, and the derived profiles, by name beside ``strict`` and ``paper``; the
+    caller starts and closes them); bodies over ``max_body`` bytes get 413, and a request
+    not answered within ``timeout`` seconds 503."""
     version = service_version()
-
-    def graph_of(value: Any) -> EvidenceGraph:
-        if isinstance(value, str):
-            graph = known.get(value)
-            if graph is None:
-                raise _Reject(400, "input.unknown_graph", f"no graph with id {value[:80]!r}")
-            return graph
-        if isinstance(value, dict):
-            return load_graph(value)
-        raise InputError('"graph" must be an evidence graph object or a graph_id string')
-
-    def profile_of(value: Any) -> str | Profile:
-        if value in PROFILES:
-            return str(value)
-        if isinstance(value, str) and value in derived:
-            return derived[value]
-        raise InputError(f"unknown profile {str(value)[:80]!r}; choose one of {names}")
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"status": "ok", "version": version})
 
-    async def verify_endpoint(request: Request) -> Response:
-        data = await _object(request, max_body, frozenset({"graph", "narration", "profile"}))
-        for name in ("graph", "narration"):
-            if name not in data:
-                raise InputError(f'the request body has no "{name}"')
-        if not isinstance(data["narration"], dict):
-            raise InputError('"narration" must be a narration object')
-        profile = profile_of(data.get("profile", "strict"))
-        report = verify(graph_of(data["graph"]), data["narration"], profile, on_fail="filter")
-        return JSONResponse(report.to_dict())
+    def answering(route: str) -> _Handler:
+        async def endpoint(request: Request) -> Response:
+            try:
+                raw = await _body(request, max_body)
+                status, body, log = await workers.answer(route, raw, timeout)
+            except Reject as exc:
+                return _error(exc.status, exc.code, exc.message)
+            except Timeout:
+                message = f"the request was not answered within {timeout:g} s (--timeout)"
+                return _error(503, "input.timeout", message)
+            except WorkerDied:
+                _LOG.error("%s %s failed: its worker process died", request.method, route)
+                return _error(500, "internal.error", "the server failed (a worker process died)")
+            if log is not None:
+                _LOG.error("%s %s failed: %s", request.method, request.url.path, log)
+            return Response(body, status_code=status, media_type=_JSON)
 
-    async def check_answer_endpoint(request: Request) -> Response:
-        data = await _object(request, max_body, frozenset({"answer", "passages", "graph"}))
-        answer, passages = data.get("answer"), data.get("passages")
-        if not isinstance(answer, str):
-            raise InputError('"answer" must be a string')
-        if "graph" in data:
-            if "passages" in data:
-                raise InputError('give "passages" or "graph", not both')
-            return JSONResponse(check_answer(answer, graph=graph_of(data["graph"])).to_dict())
-        if "passages" not in data:
-            raise InputError('the request body has no "passages" (or "graph")')
-        if not isinstance(passages, list):
-            raise InputError('"passages" must be a list of {"id", "text"} objects')
-        return JSONResponse(check_answer(answer, passages).to_dict())
+        return endpoint
 
     async def http_error(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
@@ -207,8 +156,8 @@ def create_app(
     return Starlette(
         routes=[
             Route("/healthz", healthz, methods=["GET"]),
-            Route("/v1/verify", _guarded(verify_endpoint), methods=["POST"]),
-            Route("/v1/check-answer", _guarded(check_answer_endpoint), methods=["POST"]),
+            Route("/v1/verify", answering("verify"), methods=["POST"]),
+            Route("/v1/check-answer", answering("check-answer"), methods=["POST"]),
         ],
         exception_handlers={HTTPException: http_error, Exception: server_error},
     )
