@@ -41,7 +41,8 @@ def test_slow_lines_name_the_tests_running_long_enough_oldest_first() -> None:
 def _pytest(tmp_path: Path, *args: str) -> str:
     (tmp_path / "conftest.py").write_text('pytest_plugins = ["tests.conftest"]\n', "utf-8")
     (tmp_path / "test_sleeps.py").write_text(_SLEEPS, "utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "VERITY_TEST_PROGRESS_EVERY": "1"}
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "PYTHONPATH": path, "VERITY_TEST_PROGRESS_EVERY": "1"}
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, "test_sleeps.py"],
         cwd=tmp_path,
