@@ -119,6 +119,7 @@ say "adding the local extra: $hint (builds llama.cpp, a few minutes)"
 CMAKE_ARGS="$portable" "$venv/python" -m pip install -v --no-cache-dir --progress-bar off \
     "${wheel}[local]" 2>&1 | "$venv/python" "$checkout/scripts/_install_progress.py" "$tmp/local.log" \
     || { tail -n 40 "$tmp/local.log" >&2; fail "installing ${wheel##*/}[local]"; }
+rm -rf demo-local  # whatever the core-only attempt above left
 expect 0 verity demo --out-dir demo-local --quiet
 last_pass="$(grep '^pass ' "$tmp/out" | tail -n 1)"
 echo "$last_pass" | grep -Eq 'verified ([1-9][0-9]*) of \1$' \
