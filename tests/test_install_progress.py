@@ -41,7 +41,8 @@ def test_the_log_gets_everything_and_stderr_one_line_per_step(tmp_path: Path) ->
         " 40/40 compile steps"
     )
     assert len(compiled) == 11  # every tenth of the way, not every one of the 40
-    assert "Building wheel for llama-cpp-python (pyproject.toml): finished with status 'done'" in shown
+    done = "Building wheel for llama-cpp-python (pyproject.toml): finished with status 'done'"
+    assert done in shown
     assert shown[-1] == "Successfully installed llama-cpp-python-0.3.16 verity-evidence-0.1.0"
     assert not any("Running command" in s or "Linking" in s for s in shown)
 
