@@ -22,7 +22,7 @@ from verity.extras import (
 )
 
 #: ``pip install 'NAME[extra]'`` or ``pip install NAME`` in code, docs and scripts.
-_HINT = re.compile(r"pip install (?:-e |--no-cache-dir )?['\"]?([A-Za-z0-9_.-]+)\[")
+_HINT = re.compile(r"pip install (?:-e )?['\"]?([A-Za-z0-9_.-]+)\[")
 
 
 def test_pyproject_names_the_distribution_and_keeps_the_command() -> None:
@@ -80,7 +80,7 @@ def test_the_portable_llama_cpp_build_is_one_constant_everywhere() -> None:
     assert "-DGGML_NATIVE=OFF" in flags and "-DGGML_AMX_TILE=OFF" in flags
     install = _readme_section("Installing it elsewhere").splitlines()
     for extra in ("local", "server", "all"):
-        command = f"CMAKE_ARGS=\"{flags}\" pip install --no-cache-dir '{DISTRIBUTION}[{extra}]'"
+        command = f"CMAKE_ARGS=\"{flags}\" pip install '{DISTRIBUTION}[{extra}]' --no-cache-dir"
         assert install_hint(extra) == command
         assert command in install, extra  # the README's install line, as a line of its own
     # _venv.sh reads the constant from the source through this script, and holds no copy.

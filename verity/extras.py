@@ -46,7 +46,7 @@ def install_hint(extra: str | None = None) -> str:
         raise ValueError(f"unknown extra {extra!r}")
     target = DISTRIBUTION if extra is None else f"{DISTRIBUTION}[{extra}]"
     if extra in _BUILDS_LLAMA_CPP:
-        return f"CMAKE_ARGS=\"{PORTABLE_CMAKE_ARGS}\" pip install --no-cache-dir '{target}'"
+        return f"CMAKE_ARGS=\"{PORTABLE_CMAKE_ARGS}\" pip install '{target}' --no-cache-dir"
     return f"pip install '{target}'"
 
 
