@@ -3,10 +3,14 @@
 # outside the checkout (dependencies from the package index) and run the commands from a
 # temporary directory on the example files `verity examples .` copies out, first core-only
 # (each command that needs an extra must exit 2 with one line naming what to install), then
-# with the bench extra; last, the wheel test of the suite, which also runs the README's
-# runnable blocks from the wheel.
+# with the bench extra, then with the local extra installed as the README says (llama.cpp
+# built with the portable CMAKE_ARGS, no pip cache: a few minutes), where `verity demo`
+# must ship verified claims; last, the wheel test of the suite, which also runs the
+# README's runnable blocks from the wheel. Dependencies resolve afresh from the index (no
+# constraints, no cache), so a release within the bounds that breaks verity fails here.
 #   bash .ci/install-check.sh
 set -euo pipefail
+export PIP_NO_CACHE_DIR=1
 cd "$(dirname "$0")/.."
 checkout="$PWD"
 PYTHON="${PYTHON:-python3}"
@@ -104,6 +108,26 @@ say "adding the bench extra"
 expect 0 verity bench --narrators scripted --limit 2 --out bench --resamples 200
 [ -s bench/report.md ] && [ -s bench/survival.png ] || fail "bench wrote no report or figures"
 expect 0 verity bench --report bench --resamples 200
+
+# The local extra exactly as the README says: CMAKE_ARGS="$PORTABLE_CMAKE_ARGS" pip install
+# 'verity-evidence[local]' --no-cache-dir (here the wheel), then the demo on the model.
+portable="$("$venv/python" -c 'from verity.extras import PORTABLE_CMAKE_ARGS as a; print(a)')"
+hint="$("$venv/python" -c 'from verity.extras import install_hint; print(install_hint("local"))')"
+[ "$hint" = "CMAKE_ARGS=\"$portable\" pip install 'verity-evidence[local]' --no-cache-dir" ] \
+    || fail "the local install hint is not the portable command: $hint"
+say "adding the local extra: $hint (builds llama.cpp, a few minutes)"
+CMAKE_ARGS="$portable" "$venv/python" -m pip install -v --no-cache-dir --progress-bar off \
+    "${wheel}[local]" 2>&1 | "$venv/python" "$checkout/scripts/_install_progress.py" "$tmp/local.log" \
+    || { tail -n 40 "$tmp/local.log" >&2; fail "installing ${wheel##*/}[local]"; }
+rm -rf demo-local  # whatever the core-only attempt above left
+expect 0 verity demo --out-dir demo-local --quiet
+last_pass="$(grep '^pass ' "$tmp/out" | tail -n 1)"
+echo "$last_pass" | grep -Eq 'verified ([1-9][0-9]*) of \1$' \
+    || { cat "$tmp/out" >&2; fail "verity demo on the local model did not verify every claim"; }
+grep -Eq '^Shipped narration \([1-9][0-9]* verified claims\):$' "$tmp/out" \
+    || { cat "$tmp/out" >&2; fail "verity demo on the local model shipped no verified claim"; }
+expect 0 verity verify demo-local/graph.json demo-local/narration.json
+say "ok: verity demo on the local model: $last_pass"
 
 # The wheel test of the suite (marked wheel: it builds the wheel itself and installs it
 # into venvs that see only the core dependencies), with the checkout's .venv.

@@ -25,7 +25,8 @@ _SHOWN = re.compile(
     r"Installing collected packages|Successfully installed|Successfully built|"
     r"Requirement already satisfied: pip|Created wheel for)\b"
 )
-_BUILDING = re.compile(r"^Building (?:wheel|editable) for (\S+)")
+# pip -v indents it: "  Building wheel for llama-cpp-python (pyproject.toml): started".
+_BUILDING = re.compile(r"^\s*Building (?:wheel|editable) for (\S+)")
 _COMPILE = re.compile(r"^\s*\[\s*(\d+)\s*/\s*(\d+)\]\s")
 _ERROR = re.compile(r"^\s*(ERROR|error):")
 

@@ -7,5 +7,6 @@ source scripts/_venv.sh
 .venv/bin/ruff check verity tests benchmarks scripts
 .venv/bin/ruff format --check verity tests benchmarks scripts
 .venv/bin/mypy
-# The wheel test (marker wheel) runs in .ci/install-check.sh, after this suite.
-.venv/bin/python -m pytest -m "not wheel" "$@"
+# The wheel test (marker wheel) runs in .ci/install-check.sh, after this suite. The tests
+# run on VERITY_TEST_WORKERS pytest-xdist workers (default 2; 0 runs them in this process).
+.venv/bin/python -m pytest -n "${VERITY_TEST_WORKERS:-2}" -m "not wheel" "$@"

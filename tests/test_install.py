@@ -227,16 +227,17 @@ def test_installed_core_commands_run_outside_the_checkout(installed: dict[str, P
 def test_core_install_names_the_extra_to_install(installed: dict[str, Path]) -> None:
     # Issue 13.2: ModuleNotFoundError for numpy; 13.12: hints name the right distribution.
     verity, cwd = installed["core"], installed["cwd"]
-    for argv in (
-        ["bench", "--narrators", "scripted", "--limit", "1"],
-        ["bench", "--report", str(cwd)],
-        ["narrate", str(EXAMPLES / "graph.json"), "--narrator", "local"],
-        ["optimize", "--spend-profile", "0", "--goal", "no_fee", "--solver", "highs"],
+    for extra, argv in (
+        ("bench", ["bench", "--narrators", "scripted", "--limit", "1"]),
+        ("bench", ["bench", "--report", str(cwd)]),
+        ("local", ["narrate", str(EXAMPLES / "graph.json"), "--narrator", "local"]),
+        ("highs", ["optimize", "--spend-profile", "0", "--goal", "no_fee", "--solver", "highs"]),
     ):
         done = _run(verity, cwd, *argv)
         assert done.returncode == 2, (argv, done.stderr)
         assert done.stderr.startswith("verity: error:") and done.stderr.count("\n") == 1, argv
-        assert f"pip install '{DISTRIBUTION}[" in done.stderr, (argv, done.stderr)
+        assert f"'{DISTRIBUTION}[{extra}]'" in done.stderr, (argv, done.stderr)
+        assert install_hint(extra) in done.stderr, (argv, done.stderr)  # local: the portable build
     assert install_hint("bench") in _run(verity, cwd, "bench", "--limit", "1").stderr
 
 

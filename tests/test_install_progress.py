@@ -34,15 +34,30 @@ def test_the_log_gets_everything_and_stderr_one_line_per_step(tmp_path: Path) ->
         "Obtaining file:///repo",
         "Collecting llama-cpp-python>=0.3 (from verity-evidence==0.1.0)",
         "Downloading llama_cpp_python-0.3.16.tar.gz (50.7 MB)",
-        "Building wheel for llama-cpp-python (pyproject.toml)",
+        "Building wheel for llama-cpp-python (pyproject.toml): started",
     ]
     compiled = [s for s in shown if s.startswith("building llama-cpp-python from source: ")]
     assert compiled[0].endswith(" 1/40 compile steps") and compiled[-1].endswith(
         " 40/40 compile steps"
     )
     assert len(compiled) == 11  # every tenth of the way, not every one of the 40
+    done = "Building wheel for llama-cpp-python (pyproject.toml): finished with status 'done'"
+    assert done in shown
     assert shown[-1] == "Successfully installed llama-cpp-python-0.3.16 verity-evidence-0.1.0"
     assert not any("Running command" in s or "Linking" in s for s in shown)
+
+
+def test_the_compile_count_names_the_package_pip_indents(tmp_path: Path) -> None:
+    # pip -v writes "  Building wheel for NAME (pyproject.toml): started", indented.
+    assert any(
+        line.startswith("  Building wheel for llama-cpp-python")
+        for line in PIP_OUTPUT.read_text("utf-8").splitlines()
+    )
+    err = tmp_path / "err.txt"
+    with err.open("wb") as out:
+        assert _run(tmp_path / "install.log", out.fileno()) == 0
+    counts = [line for line in err.read_text("utf-8").splitlines() if "compile steps" in line]
+    assert counts and all("building llama-cpp-python from source: " in line for line in counts)
 
 
 def test_on_a_terminal_the_line_is_redrawn(tmp_path: Path) -> None:

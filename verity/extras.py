@@ -39,6 +39,16 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "dask": ("dask", "distributed"),
 }
 
+#: The CMake flags that build llama.cpp (llama-cpp-python) for any x86-64 machine: a build
+#: tuned to the build machine (GGML_NATIVE, with AVX-512 and AMX) crashed in its first
+#: evaluation on a machine with AMX tiles. scripts/_venv.sh reads this value from here.
+PORTABLE_CMAKE_ARGS = "-DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"  # noqa: E501
+
+#: The extras that build llama.cpp from source (llama-cpp-python): their install command
+#: carries :data:`PORTABLE_CMAKE_ARGS`, so the build runs on any x86-64 machine, and
+#: ``--no-cache-dir``, so pip does not reuse a wheel it built another way.
+_BUILDS_LLAMA_CPP = ("local", "server", "all")
+
 
 #: ``CMAKE_ARGS`` that build llama-cpp-python to run on any x86-64 CPU: no instructions
 #: chosen for the build machine (``GGML_NATIVE``), no AVX-512 and no AMX code paths. A
@@ -55,6 +65,8 @@ def install_hint(extra: str | None = None) -> str:
     if extra is not None and extra not in EXTRAS and extra not in ("all", "dev"):
         raise ValueError(f"unknown extra {extra!r}")
     target = DISTRIBUTION if extra is None else f"{DISTRIBUTION}[{extra}]"
+    if extra in _BUILDS_LLAMA_CPP:
+        return f"CMAKE_ARGS=\"{PORTABLE_CMAKE_ARGS}\" pip install '{target}' --no-cache-dir"
     return f"pip install '{target}'"
 
 
