@@ -50,16 +50,6 @@ PORTABLE_CMAKE_ARGS = "-DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -
 _BUILDS_LLAMA_CPP = ("local", "server", "all")
 
 
-#: ``CMAKE_ARGS`` that build llama-cpp-python to run on any x86-64 CPU: no instructions
-#: chosen for the build machine (``GGML_NATIVE``), no AVX-512 and no AMX code paths. A
-#: build with them can die in its first evaluation (a native crash, no message), on
-#: another CPU and on some CPUs that have AMX tiles.
-PORTABLE_CMAKE_ARGS = (
-    "-DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF "
-    "-DGGML_AMX_BF16=OFF"
-)
-
-
 def install_hint(extra: str | None = None) -> str:
     """The pip command that installs verity, with ``extra`` when given."""
     if extra is not None and extra not in EXTRAS and extra not in ("all", "dev"):
