@@ -372,3 +372,61 @@ def test_out_is_unchanged_when_the_build_fails(
     assert "at most 2 allowed" in capsys.readouterr().err
     assert out.read_text("utf-8") == "the previous graph\n"
     assert {p.name for p in tmp_path.iterdir()} == {"graph.json", "spec.json"}  # no staging left
+
+
+# ---------------------------------------------------------------------------
+# a carrier code is an entity, not a number with a unit
+
+CARRIERS = [("9E", "Endeavor Air Inc.", 120), ("B6", "JetBlue Airways", 75), ("10K", "Ten K", 3)]
+
+
+def _carriers(path: Path, rows: list[tuple[str, str, int]]) -> str:
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE carriers (code TEXT, name TEXT, delays INTEGER)")
+        db.executemany("INSERT INTO carriers VALUES (?, ?, ?)", rows)
+    return sqlite_url(path)
+
+
+def _carrier_spec() -> dict[str, Any]:
+    return {
+        "format": "verity.sql_spec/1",
+        "graph_id": "carriers",
+        "domain": "flights",
+        "entities": [{"kind": "carrier", "id_prefix": "carrier_"}],
+        "queries": [
+            {
+                "name": "delays",
+                "node_type": "T",
+                "sql": "SELECT code, name, delays FROM carriers ORDER BY code",
+                "id_template": "delays_{code}",
+                "statement_template": "{name} had {delays} delayed flights.",
+                "entities": [
+                    {
+                        "column": "code",
+                        "kind": "carrier",
+                        "name_column": "name",
+                        "alias_columns": ["code"],
+                    }
+                ],
+                "numbers": [{"column": "delays", "format": "integer"}],
+            }
+        ],
+        "rules": [{"claim_type": "FACT", "requires": [{"any_of": ["T"]}]}],
+    }
+
+
+def test_a_carrier_code_alias_is_an_entity(tmp_path: Path) -> None:
+    graph = graph_from_url(_carriers(tmp_path / "c.sqlite", CARRIERS[:2]), _carrier_spec())
+    aliases = {e.id: e.aliases for e in graph.model.entities}
+    assert "9E" in aliases["carrier_9e"] and "B6" in aliases["carrier_b6"]
+    node = graph.nodes["delays_carrier_9e"]
+    assert _ships(graph, _claim(graph, node.id, "Endeavor Air Inc. had 120 delayed flights."))
+    # the code smuggles no number: 9 is not a number the node states
+    false = _claim(graph, node.id, "Endeavor Air Inc. had 9 delayed flights.")
+    false["numbers"] = ["9"]
+    assert not _ships(graph, false)
+
+
+def test_an_alias_of_two_digits_still_holds_a_number(tmp_path: Path) -> None:
+    with pytest.raises(SqlBackendError, match="holds a number"):
+        graph_from_url(_carriers(tmp_path / "c.sqlite", CARRIERS), _carrier_spec())

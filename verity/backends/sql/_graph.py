@@ -847,12 +847,19 @@ def _check_name(entity: _Entity, name: str, owners: Mapping[str, str]) -> None:
         )
 
 
+#: A code such as an airline's (``9E``, ``B6``, ``3M``, ``7UP``): two to four capitals and
+#: digits, one digit only and at least one capital. It names its entity, as the key column's
+#: own values may, and is no number: the alias matcher never reads a digit-led code inside a
+#: number (``$3M`` stays an amount). Two digits or more (``10K``) still hold a number.
+_CODE = re.compile(r"(?=[A-Z]*[0-9][A-Z]*$)(?=[0-9]*[A-Z])[0-9A-Z]{2,4}")
+
+
 def _check_alias(alias: str, key: str, entity: _Entity, owners: Mapping[str, str]) -> None:
     query = entity.aliases[alias]
     problem = ""
     if key in POLARITY_MARKERS:
         problem = "is a polarity marker"
-    elif find_numbers(key) and alias not in entity.own_forms:
+    elif find_numbers(key) and alias not in entity.own_forms and not _CODE.fullmatch(alias):
         problem = "holds a number"
     elif key in owners and owners[key] != entity.id:
         problem = f"collides with entity {owners[key]!r}"
