@@ -41,7 +41,7 @@ from verity.backends.sql.spec import load_spec, sample_spec
 from verity.cli.commands._output import until_stopped, write_or_print
 from verity.core.graph import EvidenceGraph
 from verity.errors import InputError
-from verity.files import write_file
+from verity.files import check_file_target, write_file
 from verity.jsonio import dumps
 
 #: The ``--help`` epilog: how a SQLite URL names its file.
@@ -85,15 +85,6 @@ def _connection(url: str | None) -> Iterator[Connection]:
         yield connection
 
 
-def _check_target(path: Path, flag: str) -> None:
-    """Refuse, before any query runs, a target that cannot be written: a directory, or a
-    file in a folder that does not exist."""
-    if path.is_dir():
-        raise InputError(f"{flag}: cannot write {path}: it is a directory")
-    if not path.parent.is_dir():
-        raise InputError(f"{flag}: cannot write {path}: folder {path.parent} does not exist")
-
-
 def _draft(args: argparse.Namespace) -> int:
     from verity.backends.sql.draft import draft_spec
 
@@ -106,7 +97,7 @@ def _draft(args: argparse.Namespace) -> int:
     target = Path(args.write_spec)
     if target.exists():
         raise InputError(f"{target} exists; --write-spec writes a new file and never overwrites")
-    _check_target(target, "--write-spec")
+    check_file_target(target, "--write-spec")
     with _connection(args.db) as connection:
         spec = draft_spec(connection, args.query, graph_id=_graph_id(target))
     write_file(target, dumps(spec))
@@ -159,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
 def _build(args: argparse.Namespace) -> int:
     spec = sample_spec() if args.spec is None else load_spec(Path(args.spec))
     if args.out is not None:
-        _check_target(Path(args.out), "--out")
+        check_file_target(Path(args.out), "--out")
     graph = graph_from_sample(spec) if args.db is None else graph_from_url(args.db, spec)
     write_or_print(graph.dumps(), args.out)
     print(f"graph-from-sql: {build_summary(graph, len(spec.queries))}", file=sys.stderr)
