@@ -10,10 +10,13 @@ almost nothing and a command loads only what it runs.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
+# No import at run time: ``python -m verity`` and the ``verity`` command import this
+# package before the command line can handle SIGINT, so the less it does, the shorter
+# the moment a Ctrl-C meets no handler (the interpreter's own start-up aside).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from verity.answer import AnswerResult, ClaimCheck, Passage, check_answer
     from verity.core.builder import GraphBuilder, format_number
     from verity.core.claims import MAX_CLAIM_TEXT, MAX_LIST_ITEMS, Claim, Narration
@@ -135,6 +138,8 @@ def __getattr__(name: str) -> Any:
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module 'verity' has no attribute {name!r}")
+    import importlib
+
     value = getattr(importlib.import_module(home), name)
     globals()[name] = value
     return value
