@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+import verity
 from tests.helpers import needs
 from tests.llm.model_process import (
     demo_argv,
@@ -54,18 +55,54 @@ def _python_start_up() -> float:
     return max(took)
 
 
+#: The installed package's folder: a traceback frame in it, but for its ``__init__``
+#: (which imports nothing at run time), is verity's code running.
+_PACKAGE = Path(verity.__file__).resolve().parent
+
+
+def _verity_code(frame: str) -> bool:
+    path = Path(frame)
+    return (
+        path.is_absolute()
+        and path.resolve().is_relative_to(_PACKAGE)
+        and (path.resolve() != _PACKAGE / "__init__.py")
+    )
+
+
 def _before_verity(status: int, signum: int, stderr: str) -> bool:
     """True when the signal ended the interpreter before verity's entry point ran: killed
     by SIGTERM's default action (no output), or a KeyboardInterrupt whose traceback has
-    only the interpreter's frozen start-up frames and the package's ``__init__``."""
+    no frame of verity's code: the interpreter's start-up (its site import, with the
+    ``.pth`` files of site-packages, and runpy locating the package) and the package's
+    ``__init__``."""
     if status == -signum and stderr == "":
         return True
     frames = re.findall(r'File "([^"]+)"', stderr)
     return (
         status in (1, -signum)
         and stderr.rstrip().endswith("KeyboardInterrupt")
-        and all(f.startswith("<frozen ") or f.endswith("verity/__init__.py") for f in frames)
+        and not any(_verity_code(f) for f in frames)
     )
+
+
+def test_a_start_up_traceback_outside_verity_is_told_apart() -> None:
+    """The rule above on the tracebacks a Ctrl-C at the first moment gives: in the site
+    import (an editable install's finder, the standard library) or in the package's
+    ``__init__`` it is Python's own; in any other module of verity it is verity's."""
+    site = (
+        "Fatal Python error: init_import_site: Failed to import the site module\n"
+        'Traceback (most recent call last):\n  File "<frozen site>", line 186, in addpackage\n'
+        '  File "/venv/site-packages/__editable___verity_evidence_0_1_0_finder.py", line 7\n'
+        '  File "/usr/lib/python3.11/enum.py", line 1778, in convert_class\nKeyboardInterrupt\n'
+    )
+    assert _before_verity(1, signal.SIGINT, site)
+    init_py = _PACKAGE / "__init__.py"
+    init = f'Traceback:\n  File "<frozen runpy>"\n  File "{init_py}"\nKeyboardInterrupt'
+    assert _before_verity(-2, signal.SIGINT, init)
+    inside = f'Traceback:\n  File "{_PACKAGE / "cli" / "main.py"}", line 3\nKeyboardInterrupt'
+    assert not _before_verity(1, signal.SIGINT, inside)
+    assert not _before_verity(-2, signal.SIGINT, inside)
+    assert not _before_verity(130, signal.SIGINT, "verity: interrupted (SIGINT)\n")
 
 
 #: Most seconds a run may go on after a signal it does not stop: its last steps, done
