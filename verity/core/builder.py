@@ -199,9 +199,11 @@ class GraphBuilder:
         variants: Sequence[str] = (),
         *,
         coordinable: Sequence[str] = (),
+        slot_kinds: Mapping[str, str] | None = None,
     ) -> str:
         """Add a statement template: its canonical pattern (slots only) and the variants a
-        claim may state instead; ``coordinable`` slots may be coordinated across nodes."""
+        claim may state instead; ``coordinable`` slots may be coordinated across nodes;
+        ``slot_kinds`` gives slots a kind (a scope kind governs the facts of its sentence)."""
         if template_id in self._templates:
             raise GraphError(f"graph {self.graph_id!r}: template {template_id!r} is added twice")
         self._templates[template_id] = {
@@ -210,6 +212,8 @@ class GraphBuilder:
             "variants": list(variants),
             "coordinable": list(coordinable),
         }
+        if slot_kinds:
+            self._templates[template_id]["slot_kinds"] = dict(slot_kinds)
         return template_id
 
     def node(

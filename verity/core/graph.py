@@ -9,7 +9,7 @@ stated) and computes once the sets every claim is checked against.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
@@ -226,6 +226,12 @@ def _template_patterns(template: TemplateModel, what: str) -> tuple[Pattern, ...
             f"{what}: template {template.id!r} makes the slot {unknown[0]!r} coordinable, "
             "which the canonical pattern does not use"
         )
+    unknown = sorted(set(template.slot_kinds) - canonical.slots)
+    if unknown:
+        raise GraphError(
+            f"{what}: template {template.id!r} gives a kind to the slot {unknown[0]!r}, "
+            "which the canonical pattern does not use"
+        )
     for variant in patterns[1:]:
         extra = sorted(variant.slots - canonical.slots)
         if extra:
@@ -386,9 +392,12 @@ class EvidenceGraph:
         if found is None:
             node = self.nodes[node_id]
             template = None
+            coordinable: Sequence[str] = ()
+            slot_kinds: Mapping[str, str] = {}
             if node.template is not None:
                 template = (node.template, self.templates[node.template][1:])
                 coordinable = self._template_models[node.template].coordinable
+                slot_kinds = self._template_models[node.template].slot_kinds
             found = table[node_id] = declare(
                 node.statement,
                 self.matcher,
@@ -396,7 +405,8 @@ class EvidenceGraph:
                 required_spans=node.required_spans,
                 template=template,
                 slots=node.slots,
-                coordinable=coordinable if node.template is not None else (),
+                coordinable=coordinable,
+                slot_kinds=slot_kinds,
             )
         return found
 
@@ -495,6 +505,8 @@ class EvidenceGraph:
             _drop_unset(entity, (("name", None),))
         for node in data["nodes"]:
             _drop_unset(node, _OPTIONAL_NODE_FIELDS)
+        for template in data["templates"]:
+            _drop_unset(template, (("slot_kinds", {}),))
         if not data["templates"]:
             del data["templates"]
         return data

@@ -449,6 +449,8 @@ class Declared:
     variants: tuple[_Compiled, ...] = ()
     #: The template's slots over which nodes may be coordinated.
     coordinable: frozenset[str] = frozenset()
+    #: The kind of each slot the template gives one (``period``, ``set``, ...).
+    slot_kinds: Mapping[str, str] = field(default_factory=dict)
 
     def declares(self, key: tuple[str, ...]) -> bool:
         """True when ``key`` is the key of a sentence this node declares."""
@@ -508,6 +510,7 @@ def declare(
     template: tuple[str, Sequence[Pattern]] | None = None,
     slots: Mapping[str, str] | None = None,
     coordinable: Iterable[str] = (),
+    slot_kinds: Mapping[str, str] | None = None,
 ) -> Declared:
     """Everything a node declares: the statement (each of its sentences when it has several
     and no required span lies outside it), its optional cuts and its template's variants.
@@ -535,6 +538,7 @@ def declare(
         slots=dict(slots or {}),
         variants=variants,
         coordinable=frozenset(coordinable),
+        slot_kinds=dict(slot_kinds or {}),
     )
 
 

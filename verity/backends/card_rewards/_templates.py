@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from verity.core.builder import GraphBuilder
 
-__all__ = ["COORDINABLE", "TEMPLATES", "add_templates"]
+__all__ = ["COORDINABLE", "SLOT_KINDS", "TEMPLATES", "add_templates"]
 
 _YEAR = "(a year|per year|annually|each year|every year|yearly)"
 _FEES = "(fees|annual fees)"
@@ -235,6 +235,29 @@ COORDINABLE: Mapping[str, tuple[str, ...]] = {
     "winner_tied": ("category",),
 }
 
+#: Per template, the kind of its slots that scope or gather a fact. A spending category is
+#: a group: ``For dining, X gets $500 at 3%`` tells a reader about dining, and so does every
+#: clause after it until another category is named. A cap reached and a spending level are
+#: conditions (``Once X hits its $1,500 cap, ...``). The cards of a plan are a set.
+_GROUP = {"category": "group"}
+SLOT_KINDS: Mapping[str, Mapping[str, str]] = {
+    "plan_max_value": {"cards": "set"},
+    "plan_no_fee": {"cards": "set"},
+    "plan_two_cards": {"cards": "set"},
+    "spend": _GROUP,
+    "winner_only": _GROUP,
+    "winner_ahead": _GROUP,
+    "winner_tied": _GROUP,
+    "segment": _GROUP,
+    "segment_within": _GROUP,
+    "segment_above": _GROUP,
+    "cap_hit": {"category": "group", "cap": "condition"},
+    "threshold_add": {"category": "group", "level": "condition"},
+    "threshold_swap_up": {"category": "group", "level": "condition"},
+    "threshold_drop": {"category": "group", "level": "condition"},
+    "threshold_swap_down": {"category": "group", "level": "condition"},
+}
+
 #: Template id -> (canonical pattern, variants), in the order graphs list them.
 TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
     "plan_max_value": _plan(
@@ -285,4 +308,10 @@ def add_templates(builder: GraphBuilder, used: Sequence[str]) -> None:
     wanted = set(used)
     for tid, (canonical, variants) in TEMPLATES.items():
         if tid in wanted:
-            builder.template(tid, canonical, variants, coordinable=COORDINABLE.get(tid, ()))
+            builder.template(
+                tid,
+                canonical,
+                variants,
+                coordinable=COORDINABLE.get(tid, ()),
+                slot_kinds=SLOT_KINDS.get(tid),
+            )

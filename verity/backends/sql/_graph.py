@@ -562,13 +562,18 @@ class SqlGraph:
         for query in self.spec.queries:
             variants = list(query.statement_variants)
             builder.template(
-                query.name, query.canonical_pattern(), variants, coordinable=query.coordinable
+                query.name,
+                query.canonical_pattern(),
+                variants,
+                coordinable=query.coordinable,
+                slot_kinds=query.slot_kinds,
             )
             if query.name in used_tied:
                 builder.template(
                     _tied_template(query),
                     query.tied_pattern(query.canonical_pattern()),
                     [query.tied_pattern(v) for v in variants],
+                    slot_kinds=query.slot_kinds,
                 )
         for row in self.rows:
             self._add_node(builder, row, matcher)

@@ -34,7 +34,7 @@ from pydantic import (
 )
 
 from verity.core.builder import DEFAULT_DECIMALS
-from verity.core.models import Rule
+from verity.core.models import Rule, SlotKind
 from verity.errors import InputError
 from verity.formats import SPEC_FORMAT
 from verity.jsonio import loads, read_json
@@ -388,6 +388,10 @@ class QuerySpec(_Model):
     #: Statement fields over which a claim may coordinate rows that differ in that field
     #: alone; only fields whose statement holds of each value apart (never a total).
     coordinable: list[Snake] = Field(default_factory=list)
+    #: The kind of a statement field (``period``, ``place``, ``group``, ``condition``
+    #: scope what the row states; ``set`` is a list in any order; see
+    #: :data:`verity.core.models.SLOT_KINDS`).
+    slot_kinds: dict[Snake, SlotKind] = Field(default_factory=dict)
     entities: list[EntityColumn] = Field(default_factory=list)
     numbers: list[NumberColumn] = Field(default_factory=list)
     edges: list[EdgeSpec] = Field(default_factory=list)
@@ -474,6 +478,9 @@ class QuerySpec(_Model):
         unknown = sorted(set(self.coordinable) - fields)
         if unknown:
             raise ValueError(f"coordinable field {unknown[0]!r} is not in statement_template")
+        unknown = sorted(set(self.slot_kinds) - fields)
+        if unknown:
+            raise ValueError(f"slot_kinds field {unknown[0]!r} is not in statement_template")
         self._check_nulls()
         self._check_ranking()
         self._check_cut()
