@@ -78,8 +78,9 @@ def test_control_is_kept(control: dict[str, Any]) -> None:
 @pytest.mark.parametrize("attack", ATTACKS, ids=lambda a: a["id"])
 def test_attack_is_trimmed_from_a_true_answer(attack: dict[str, Any]) -> None:
     control = next(c for c in CONTROLS if c["graph"] == attack["graph"])
-    result = check_answer(control["answer"] + "\n" + attack["answer"], graph=graph(attack["graph"]))
-    assert [c.supported for c in result.claims][-1] is False
+    # The attack comes first: a scope the control states would govern a sentence after it.
+    result = check_answer(attack["answer"] + "\n" + control["answer"], graph=graph(attack["graph"]))
+    assert [c.supported for c in result.claims][0] is False
     assert result.answer == control["answer"]
 
 

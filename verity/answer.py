@@ -48,6 +48,7 @@ from verity.text.variation import (
     FreeSentence,
     FreeVerdict,
     Reason,
+    SentenceVerdict,
     check_free_sentence,
     free_sentences,
     sentence_key,
@@ -74,6 +75,7 @@ AnswerReason = (
         "variant_not_declared",
         "required_span_dropped",
         "aggregation_mismatch",
+        "scope_carried",
         "entity_not_stated",
         "number_not_stated",
     ]
@@ -308,26 +310,27 @@ def _result(claims: tuple[ClaimCheck, ...], graph_id: str | None = None) -> Answ
 def _check_against_graph(
     answer: str, source: EvidenceGraph | Mapping[str, Any] | str | Path
 ) -> AnswerResult:
+    from verity.core.gates import read_sentences
     from verity.core.graph import load_graph
 
     graph = load_graph(source)
     node_ids = list(graph.nodes)
     sentences = split_sentences(answer, graph.matcher)
-    return _result(tuple(_graph_sentence(s, graph, node_ids) for s in sentences), graph.graph_id)
+    verdicts = read_sentences(sentences, node_ids, graph)
+    checks = (_graph_sentence(s, v, graph) for s, v in zip(sentences, verdicts, strict=True))
+    return _result(tuple(checks), graph.graph_id)
 
 
-def _graph_sentence(sentence: str, graph: EvidenceGraph, node_ids: list[str]) -> ClaimCheck:
+def _graph_sentence(sentence: str, verdict: SentenceVerdict, graph: EvidenceGraph) -> ClaimCheck:
     """One answer sentence against every node of ``graph``, as strict checks a claim
-    sentence citing them all; then the mention barriers against its supporters."""
-    from verity.core.gates import sentence_support
-
+    sentence citing them all (``verdict``, read with the answer's earlier sentences); then
+    the mention barriers against its supporters."""
     issue = reader_issue(sentence)
     if issue is not None:
         detail = f"{issue[0]}: {issue[1]!r}"
         return ClaimCheck(sentence, False, "unreadable", detail=detail, node_ids=())
     if not any(ch.isalnum() for ch in sentence):  # punctuation alone states nothing
         return ClaimCheck(sentence, False, "empty_claim", node_ids=())
-    verdict = sentence_support(sentence, node_ids, graph)
     if not verdict.supporters:
         return _graph_failure(sentence, verdict.reason, verdict.node_id, verdict.detail, graph)
     supporters = tuple(

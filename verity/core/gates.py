@@ -28,7 +28,13 @@ from verity.text.numbers import NUMBER_RE, NumberValue, number_value, value_of_m
 from verity.text.reader import reader_issue
 from verity.text.segment import split_sentences
 from verity.text.suggest import Candidates
-from verity.text.variation import Declared, SentenceVerdict, sentence_key, support_sentence
+from verity.text.variation import (
+    Declared,
+    SentenceVerdict,
+    read_scopes,
+    sentence_key,
+    support_sentence,
+)
 
 __all__ = [
     "ERROR_CODES",
@@ -309,6 +315,7 @@ _FAILURE_CODES: dict[str, str] = {
     "marker_dropped": "polarity.marker_dropped",
     "required_span_dropped": "polarity.required_span_dropped",
     "aggregation_mismatch": "polarity.aggregation_mismatch",
+    "scope_carried": "polarity.scope_carried",
 }
 
 _FAILURE_TEXT: dict[str, str] = {
@@ -318,6 +325,7 @@ _FAILURE_TEXT: dict[str, str] = {
     "marker_dropped": "drops a negation or other marker of the statement",
     "required_span_dropped": "drops a part the statement requires",
     "aggregation_mismatch": "coordinates cited nodes that do not each state it",
+    "scope_carried": "holds a fact a reader takes in a scope its cited node does not state",
 }
 
 
@@ -344,6 +352,21 @@ def sentence_support(
     return support_sentence(
         sentence_key(sentence, graph.matcher), _declared(node_ids, graph), graph.matcher, wanted
     )
+
+
+def read_sentences(
+    sentences: Sequence[str],
+    node_ids: Sequence[str],
+    graph: EvidenceGraph,
+    allowed: frozenset[str] | None = None,
+) -> list[SentenceVerdict]:
+    """The support of the sentences of one claim or answer, in order, by the nodes
+    ``node_ids``: each sentence as :func:`sentence_support` finds it, then read as a
+    reader reads the whole (a scope a sentence states governs its parts and the sentences
+    after it: :func:`verity.text.variation.read_scopes`)."""
+    found = [sentence_support(s, node_ids, graph, allowed) for s in sentences]
+    keys = [sentence_key(s, graph.matcher) for s in sentences]
+    return read_scopes(keys, found, _declared(node_ids, graph), graph.matcher)
 
 
 def _narrated(
@@ -439,8 +462,9 @@ def check_polarity(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     narrated = primary is None
     unbound: str | None = None
     failed = False
-    for sentence in _sentences(claim.text, graph):
-        found = sentence_support(sentence, cited, graph, allowed)
+    sentences = _sentences(claim.text, graph)
+    verdicts = read_sentences(sentences, cited, graph, allowed)
+    for sentence, found in zip(sentences, verdicts, strict=True):
         if not found.supporters:
             failed = True
             yield _failure_finding(sentence, found, graph)
@@ -566,6 +590,9 @@ GATES: tuple[Gate, ...] = (
             "polarity.markup": "(strict) the claim text holds markup",
             "polarity.dropped_character": "(strict) the claim text holds a character that "
             "would be read as nothing",
+            "polarity.scope_carried": "(strict) a fact is read in a scope (period, place, "
+            "group, condition) the sentence or an earlier one states, and no cited node "
+            "states it with that scope",
         },
     ),
     Gate(

@@ -21,6 +21,7 @@ from verity.core.models import GraphModel, NodeModel, Rule, RuleSet, TemplateMod
 from verity.errors import GraphError
 from verity.jsonio import dumps, path_text, read_json
 from verity.text.aliases import AliasMatcher, EntityMention, alias_key
+from verity.text.kinds import SCOPE_KINDS
 from verity.text.normalize import normalize
 from verity.text.numbers import find_numbers, number_value
 from verity.text.segment import split_sentences
@@ -232,7 +233,15 @@ def _template_patterns(template: TemplateModel, what: str) -> tuple[Pattern, ...
             f"{what}: template {template.id!r} gives a kind to the slot {unknown[0]!r}, "
             "which the canonical pattern does not use"
         )
+    scoped = [n for n, kind in template.slot_kinds.items() if kind in SCOPE_KINDS]
     for variant in patterns[1:]:
+        dropped = [n for n in scoped if not variant.always_has(n)]
+        if dropped:
+            raise GraphError(
+                f"{what}: template {template.id!r}: the variant {variant.source[:80]!r} can "
+                f"leave out the scope slot {dropped[0]!r} (a scope is stated in every "
+                "rendering, or the variant states a wider fact)"
+            )
         extra = sorted(variant.slots - canonical.slots)
         if extra:
             raise GraphError(

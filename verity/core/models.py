@@ -23,8 +23,7 @@ __all__ = [
     "Requirement",
     "Rule",
     "RuleSet",
-    "SCOPE_KINDS",
-    "SLOT_KINDS",
+    "SlotKind",
     "TemplateModel",
 ]
 
@@ -33,19 +32,11 @@ TypeName = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 Text = Annotated[str, StringConstraints(min_length=1)]
 
 
-#: What a template slot holds. The scope kinds (:data:`SCOPE_KINDS`) govern every fact a
-#: reader takes from the sentence that states them, and the sentences after it, until a
-#: scope of the same kind is stated; ``set`` is a list whose member order and serial comma
-#: change nothing; the others name the role of a plain slot.
+#: What a template slot holds (:data:`verity.text.kinds.SLOT_KINDS`, which a test holds
+#: equal to this list; a schema needs the literal values).
 SlotKind = Literal[
     "subject", "object", "amount", "rate", "set", "period", "place", "group", "condition"
 ]
-SLOT_KINDS: tuple[str, ...] = (
-    "subject", "object", "amount", "rate", "set", "period", "place", "group", "condition"
-)  # fmt: skip
-#: The slot kinds that scope a fact: when and where it holds, for which group, under what
-#: condition.
-SCOPE_KINDS: frozenset[str] = frozenset({"period", "place", "group", "condition"})
 
 
 class _Strict(BaseModel):
@@ -111,7 +102,7 @@ class TemplateModel(_Strict):
     #: slot alone (``X wins dining and groceries at 5%``): only slots whose predicate holds
     #: of each value apart, never one a reader could take as a total.
     coordinable: list[Id] = Field(default_factory=list)
-    #: The kind of a slot (:data:`SLOT_KINDS`); a slot not listed is plain.
+    #: The kind of a slot (:data:`verity.text.kinds.SLOT_KINDS`); a slot not listed is plain.
     slot_kinds: dict[Id, SlotKind] = Field(default_factory=dict)
 
 

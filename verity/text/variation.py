@@ -50,6 +50,7 @@ from typing import Literal, NamedTuple
 
 from verity.text.aliases import AliasMatcher
 from verity.text.align import POLARITY_MARKERS
+from verity.text.kinds import SCOPE_KINDS
 from verity.text.normalize import normalize
 from verity.text.reader import reader_issue
 from verity.text.segment import split_sentences
@@ -72,6 +73,7 @@ __all__ = [
     "free_sentences",
     "is_supported",
     "parse_pattern",
+    "read_scopes",
     "sentence_key",
     "support_sentence",
 ]
@@ -239,6 +241,11 @@ class Pattern:
         for pieces in _expand(self.parts, slots):
             yield " ".join("".join(pieces).split())
 
+    def always_has(self, slot: str) -> bool:
+        """True when every rendering states ``slot`` (outside optional parts, or in every
+        option of a choice)."""
+        return _always_has(self.parts, slot)
+
     def optional_texts(self, slots: Mapping[str, str], *, every: bool = False) -> list[str]:
         """The rendered text of every option of every optional part (of every choice, with
         ``every``), for load checks and tests."""
@@ -252,6 +259,19 @@ class Pattern:
                     if text:
                         out.append(text)
         return out
+
+
+def _always_has(parts: Sequence[_Part], slot: str) -> bool:
+    for part in parts:
+        if isinstance(part, _Slot) and part.name == slot:
+            return True
+        if (
+            isinstance(part, _Choice)
+            and not part.optional
+            and all(_always_has(option, slot) for option in part.options)
+        ):
+            return True
+    return False
 
 
 def _slots_of(parts: Sequence[_Part]) -> Iterator[str]:
@@ -456,6 +476,16 @@ class Declared:
         """True when ``key`` is the key of a sentence this node declares."""
         return key in self.keys or any(v.matches(key) for v in self.variants)
 
+    @property
+    def scope(self) -> dict[str, tuple[str, ...]]:
+        """Scope kind -> the values of the node's slots of that kind, in slot order (a
+        node whose template gives no slot a scope kind has no scope)."""
+        out: dict[str, tuple[str, ...]] = {}
+        for name, kind in self.slot_kinds.items():
+            if kind in SCOPE_KINDS and name in self.slots:
+                out[kind] = (*out.get(kind, ()), self.slots[name])
+        return out
+
     def cuts(self) -> list[str]:
         """The declared optional cuts of the statement, in declaration order."""
         return [text for key, text in self.texts.items() if key != self.canonical]
@@ -561,6 +591,7 @@ Reason = Literal[
     "marker_dropped",
     "required_span_dropped",
     "aggregation_mismatch",
+    "scope_carried",
 ]
 
 #: How close a failure came (higher is closer); the closest is reported.
@@ -571,7 +602,8 @@ PROGRESS: Mapping[str, int] = {
     "marker_dropped": 3,
     "required_span_dropped": 4,
     "aggregation_mismatch": 5,
-    "supported": 6,
+    "scope_carried": 6,
+    "supported": 7,
 }
 
 
@@ -587,6 +619,11 @@ class SentenceVerdict(NamedTuple):
     reason: Reason
     node_id: str | None = None
     detail: str = ""
+    #: The token keys of the declared sentences the sentence was taken apart into, one
+    #: per entry of ``supporters`` (what a reader takes as separate facts).
+    parts: tuple[tuple[str, ...], ...] = ()
+    #: When unsupported: the declared sentence closest to it (shown as ``expected``).
+    expected: str = ""
 
 
 def _deleted(key: tuple[str, ...], canonical: tuple[str, ...]) -> list[int] | None:
@@ -694,13 +731,17 @@ def _one_slot_apart(
     return None
 
 
+_Reading = tuple[tuple[frozenset[str], ...], tuple[tuple[str, ...], ...]]
+
+
 def _aggregate(
     key: tuple[str, ...],
     cited: Sequence[tuple[str, Declared]],
     matcher: AliasMatcher | None,
-) -> tuple[tuple[frozenset[str], ...] | None, SentenceVerdict | None]:
-    """(supporters per conjunct, None) for an aggregation of cited nodes; else (None, the
-    closest aggregation failure or None when no coordination touches a cited node)."""
+) -> tuple[_Reading | None, SentenceVerdict | None]:
+    """((supporters per conjunct, the expanded conjuncts), None) for an aggregation of
+    cited nodes; else (None, the closest aggregation failure or None when no coordination
+    touches a cited node)."""
     templated = [(i, d) for i, d in cited if d.template is not None]
     if len(templated) < 2:
         return None, None
@@ -724,7 +765,7 @@ def _aggregate(
         if why is not None:
             failure = failure or SentenceVerdict((), "aggregation_mismatch", chosen[0], why)
             continue
-        return tuple(frozenset({i}) for i in chosen), None
+        return (tuple(frozenset({i}) for i in chosen), tuple(parts)), None
     return None, failure
 
 
@@ -789,8 +830,8 @@ def support_sentence(
     wanted = None if allowed is None else frozenset(allowed)
     direct = _direct(key, cited)
     if direct and (wanted is None or direct & wanted):
-        return SentenceVerdict((direct,), "supported")
-    readings: list[tuple[frozenset[str], ...]] = []
+        return SentenceVerdict((direct,), "supported", parts=(key,))
+    readings: list[_Reading] = []
     aggregated, failure = _aggregate(key, cited, matcher)
     if aggregated is not None:
         readings.append(aggregated)
@@ -801,16 +842,16 @@ def support_sentence(
         for mask in range(1, 1 << len(joins)):
             chosen = [j for n, j in enumerate(joins) if mask >> n & 1]
             parts = _split_at(key, chosen)
-            found = _parts_support(parts, cited, matcher)
-            if found is not None:
-                readings.append(found)
-    for reading in readings:
-        if wanted is None or all(part & wanted for part in reading):
-            return SentenceVerdict(reading, "supported")
+            joined = _parts_support(parts, cited, matcher)
+            if joined is not None:
+                readings.append(joined)
+    for found, keys in readings:
+        if wanted is None or all(part & wanted for part in found):
+            return SentenceVerdict(found, "supported", parts=keys)
     if direct:
-        return SentenceVerdict((direct,), "supported")
+        return SentenceVerdict((direct,), "supported", parts=(key,))
     if readings:
-        return SentenceVerdict(readings[0], "supported")
+        return SentenceVerdict(readings[0][0], "supported", parts=readings[0][1])
     closest = failure
     for node_id, declared in cited:
         verdict = _diagnose(key, node_id, declared)
@@ -823,18 +864,252 @@ def _parts_support(
     parts: Sequence[tuple[str, ...]],
     cited: Sequence[tuple[str, Declared]],
     matcher: AliasMatcher | None,
-) -> tuple[frozenset[str], ...] | None:
+) -> _Reading | None:
     out: list[frozenset[str]] = []
+    keys: list[tuple[str, ...]] = []
     for part in parts:
         direct = _direct(part, cited)
         if direct:
             out.append(direct)
+            keys.append(part)
             continue
         aggregated, _ = _aggregate(part, cited, matcher)
         if aggregated is None:
             return None
-        out.extend(aggregated)
-    return tuple(out)
+        out.extend(aggregated[0])
+        keys.extend(aggregated[1])
+    return tuple(out), tuple(keys)
+
+
+# --- the reader's scopes ------------------------------------------------------------------------
+#
+# A reader applies a scope a sentence states (``In Q4,``, ``for dining``, ``once X hits its
+# cap``) to every fact of that sentence, and carries it into the sentences after it until a
+# scope of the same kind is stated. The parts a sentence was taken apart into are facts; a
+# part that states no scope of a kind the sentence or an earlier sentence states is read
+# with that scope, so it needs a cited node stating it with that scope: one of its own
+# supporters whose scope has that value, or a node declaring the part with the scope phrase
+# put in front of it or after it (``In Q4, B had Y``). A node with no scope of the kind
+# does not support the scoped fact: that is how an annual figure read as Q4's is refused.
+
+
+class _Scope(NamedTuple):
+    """A scope stated by one part: its values and the part that states it."""
+
+    values: tuple[str, ...]
+    part: tuple[str, ...]
+
+
+def _stated(found: frozenset[str], by_id: Mapping[str, Declared]) -> dict[str, tuple[str, ...]]:
+    """The scope every supporter of a part states alike (kind -> values)."""
+    scopes = [by_id[node_id].scope for node_id in sorted(found)]
+    if not scopes:
+        return {}
+    first = scopes[0]
+    return {k: v for k, v in first.items() if all(s.get(k) == v for s in scopes[1:])}
+
+
+def _needed(
+    i: int,
+    stated: Sequence[Mapping[str, tuple[str, ...]]],
+    parts: Sequence[tuple[str, ...]],
+    carried: Mapping[str, _Scope],
+) -> dict[str, _Scope]:
+    """The scopes part ``i`` is read with and does not state itself: per kind, the
+    nearest part before it stating one, else the nearest after it (a trailing scope), else
+    the one carried from an earlier sentence."""
+    kinds = set(carried).union(*stated)
+    out: dict[str, _Scope] = {}
+    order = [*range(i - 1, -1, -1), *range(i + 1, len(parts))]
+    for kind in sorted(kinds - set(stated[i])):
+        source = next((j for j in order if kind in stated[j]), None)
+        out[kind] = carried[kind] if source is None else _Scope(stated[source][kind], parts[source])
+    return out
+
+
+def _phrases(scope: _Scope, matcher: AliasMatcher | None) -> list[tuple[tuple[str, ...], bool]]:
+    """The phrase that states ``scope`` in its part, as (tokens, fronted): the words
+    before the part's first comma when a value lies there and they open with a plain word
+    (``In Q4,``, ``Once X hits its cap,``; words opening with a name or a number are a
+    clause with its subject, not a phrase), and the last words of the part from a word or
+    three before a value that ends it (``... in Q4``)."""
+    part = scope.part
+    out: list[tuple[tuple[str, ...], bool]] = []
+    spans = []
+    for value in scope.values:
+        tokens = sentence_key(value, matcher)
+        size = len(tokens)
+        spans += [
+            (p, p + size) for p in range(len(part) - size + 1) if part[p : p + size] == tokens
+        ]
+    comma = part.index(",") if "," in part else -1
+    if comma > 0 and part[0][:1] not in "@<" and any(end <= comma for _, end in spans):
+        out.append((part[:comma], True))
+    for start, end in spans:
+        if end == len(part):
+            out.extend((part[j:], False) for j in range(max(0, start - 3), start + 1))
+    return out
+
+
+def _scoped(
+    key: tuple[str, ...], needed: Mapping[str, _Scope], matcher: AliasMatcher | None
+) -> list[tuple[str, ...]]:
+    """``key`` with the phrase of every needed scope put in front of it or after it."""
+    readings = [key]
+    for scope in needed.values():
+        readings = [
+            (*phrase, ",", *reading) if fronted else (*reading, *phrase)
+            for reading in readings
+            for phrase, fronted in _phrases(scope, matcher)
+        ][:64]
+    return readings if needed else []
+
+
+def _in_scope(
+    nodes: Iterable[str], needed: Mapping[str, _Scope], by_id: Mapping[str, Declared]
+) -> frozenset[str]:
+    return frozenset(
+        n for n in nodes if all(by_id[n].scope.get(k) == s.values for k, s in needed.items())
+    )
+
+
+def _read_part(
+    key: tuple[str, ...],
+    found: frozenset[str],
+    needed: Mapping[str, _Scope],
+    cited: Sequence[tuple[str, Declared]],
+    matcher: AliasMatcher | None,
+) -> frozenset[str]:
+    """The cited nodes that state part ``key`` with the scopes it is read with."""
+    by_id = dict(cited)
+    own = _in_scope(found, needed, by_id)
+    if own or not needed:
+        return own if needed else found
+    for reading in _scoped(key, needed, matcher):
+        scoped = _in_scope(_direct(reading, cited), needed, by_id)
+        if scoped:
+            return scoped
+    return frozenset()
+
+
+def _scope_failure(
+    key: tuple[str, ...], found: frozenset[str], needed: Mapping[str, _Scope]
+) -> SentenceVerdict:
+    kinds = ", ".join(f"{k} {' / '.join(s.values)!r}" for k, s in sorted(needed.items()))
+    source = next(iter(needed.values())).part
+    return SentenceVerdict(
+        (),
+        "scope_carried",
+        min(found) if found else None,
+        f"a reader takes {_readable(key)!r} in the scope of {_readable(source)!r} ({kinds}), "
+        "and no cited node states it with that scope",
+    )
+
+
+def _subsets(needed: Mapping[str, _Scope]) -> Iterator[dict[str, _Scope]]:
+    """Every non-empty subset of ``needed``, smallest first."""
+    kinds = sorted(needed)
+    for mask in sorted(range(1, 1 << len(kinds)), key=int.bit_count):
+        yield {k: needed[k] for n, k in enumerate(kinds) if mask >> n & 1}
+
+
+def _in_some_scope(
+    key: tuple[str, ...],
+    needed: Mapping[str, _Scope],
+    cited: Sequence[tuple[str, Declared]],
+    matcher: AliasMatcher | None,
+) -> frozenset[str]:
+    """The cited nodes declaring ``key`` read in some of the ``needed`` scopes."""
+    by_id = dict(cited)
+    for subset in _subsets(needed):
+        for reading in _scoped(key, subset, matcher):
+            nodes = _in_scope(_direct(reading, cited), subset, by_id)
+            if nodes:
+                return nodes
+    return frozenset()
+
+
+def _in_context(
+    key: tuple[str, ...],
+    cited: Sequence[tuple[str, Declared]],
+    matcher: AliasMatcher | None,
+    carried: Mapping[str, _Scope],
+) -> SentenceVerdict | None:
+    """A reading of a sentence no cited node declares as it stands, once the scope a
+    reader brings to it is put in: the whole sentence in a scope carried from an earlier
+    sentence (``In Q4, A. B.``), or joined parts of which some are declared and the others
+    are declared in the scope a declared part or an earlier sentence states (``In Q4, A,
+    and B``)."""
+    whole = _in_some_scope(key, carried, cited, matcher)
+    if whole:
+        return SentenceVerdict((whole,), "supported", parts=(key,))
+    by_id = dict(cited)
+    joins = _joins(key, bare_and=True)
+    if not joins or len(joins) > _MAX_JOINS:
+        return None
+    for mask in range(1, 1 << len(joins)):
+        parts = _split_at(key, [j for n, j in enumerate(joins) if mask >> n & 1])
+        found = [_direct(part, cited) for part in parts]
+        if not any(found):
+            continue
+        stated = [_stated(f, by_id) for f in found]
+        for i, part in enumerate(parts):
+            if not found[i]:
+                found[i] = _in_some_scope(part, _needed(i, stated, parts, carried), cited, matcher)
+                if not found[i]:
+                    break
+        else:
+            return SentenceVerdict(tuple(found), "supported", parts=tuple(parts))
+    return None
+
+
+def read_scopes(
+    keys: Sequence[tuple[str, ...]],
+    verdicts: Sequence[SentenceVerdict],
+    cited: Sequence[tuple[str, Declared]],
+    matcher: AliasMatcher | None = None,
+) -> list[SentenceVerdict]:
+    """The verdicts of the sentences of one claim or answer (their :func:`sentence_key`
+    and :func:`support_sentence` verdicts), in order, read as a reader reads them.
+
+    A sentence no cited node declares as it stands may be declared once the scope a
+    reader brings to it is put in (:func:`_in_context`). A supported sentence whose parts
+    hold in the scopes the sentence or an earlier one states keeps its verdict (its
+    supporters narrowed to the nodes stating each part with those scopes); one with a
+    part that does not is refused with ``scope_carried``."""
+    by_id = dict(cited)
+    carried: dict[str, _Scope] = {}
+    out: list[SentenceVerdict] = []
+    for key, verdict in zip(keys, verdicts, strict=True):
+        if not verdict.supporters and key:
+            verdict = _in_context(key, cited, matcher, carried) or verdict
+        parts = verdict.parts or ()
+        if not verdict.supporters or len(parts) != len(verdict.supporters):
+            out.append(verdict)
+            continue
+        stated = [_stated(found, by_id) for found in verdict.supporters]
+        read: list[frozenset[str]] = []
+        failure: SentenceVerdict | None = None
+        for i, (key, found) in enumerate(zip(parts, verdict.supporters, strict=True)):
+            needed = _needed(i, stated, parts, carried)
+            nodes = _read_part(key, found, needed, cited, matcher)
+            if not nodes:
+                failure = _scope_failure(key, found, needed)
+                break
+            read.append(nodes)
+        if failure is not None:
+            out.append(failure)
+            continue
+        out.append(verdict._replace(supporters=tuple(read)))
+        # Every scope of a sentence governs its parts; into the next sentences a reader
+        # carries a scope stated as a phrase of its own, fronted or trailing (``In Q4,``,
+        # ``... in Q4.``), not one inside a clause (``Total revenue in Q4 was X.``).
+        for i, scope in enumerate(stated):
+            for kind, values in scope.items():
+                phrased = _Scope(values, parts[i])
+                if _phrases(phrased, matcher):
+                    carried[kind] = phrased
+    return out
 
 
 # --- free text (no declared variation) ---------------------------------------------------------

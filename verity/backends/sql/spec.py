@@ -390,7 +390,7 @@ class QuerySpec(_Model):
     coordinable: list[Snake] = Field(default_factory=list)
     #: The kind of a statement field (``period``, ``place``, ``group``, ``condition``
     #: scope what the row states; ``set`` is a list in any order; see
-    #: :data:`verity.core.models.SLOT_KINDS`).
+    #: :data:`verity.text.kinds.SLOT_KINDS`).
     slot_kinds: dict[Snake, SlotKind] = Field(default_factory=dict)
     entities: list[EntityColumn] = Field(default_factory=list)
     numbers: list[NumberColumn] = Field(default_factory=list)
