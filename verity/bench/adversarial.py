@@ -49,6 +49,10 @@ def load(path: str | Path) -> dict[str, Any]:
     return data
 
 
+#: The declarations (SQL specs, LP models and labels) behind ``spec/`` and ``lp/`` graphs.
+V5_DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "adversarial" / "v5_data"
+
+
 @cache
 def graph(ref: str, root: str) -> verity.EvidenceGraph:
     """A fixture's graph: ``card/<file>`` from ``root``'s checked-in graphs, ``sql/sample``,
@@ -57,10 +61,11 @@ def graph(ref: str, root: str) -> verity.EvidenceGraph:
     in-memory SQLite database, ``spec/<name>``: the spec
     ``benchmarks/adversarial/v5_data/<name>.spec.json`` over the embedded sample database,
     or ``lp/<name>``: the model ``v5_data/<name>.lp`` solved by the pulp backend with the
-    labels ``v5_data/<name>.labels.json``. Raises one of :data:`LOAD_REFUSALS` when the
-    code refuses the graph."""
+    labels ``v5_data/<name>.labels.json``. ``v5_data`` is read from this harness's own
+    checkout (it is fixture data: another checkout's code builds the same declarations).
+    Raises one of :data:`LOAD_REFUSALS` when the code refuses the graph."""
     kind, _, name = ref.partition("/")
-    v5_data = Path(root) / "benchmarks" / "adversarial" / "v5_data"
+    v5_data = V5_DATA
     if kind == "spec":
         from verity.backends.sql.query import graph_from_sample
 
