@@ -12,6 +12,11 @@ sample graph and two SQL graphs of public data in ``public_data/``). An attack i
 *accepted* when its answer survives whole; a control is *refused* when any sentence of it
 is removed. ``--timing`` adds sentences per second of the graph mode (graphs loaded once,
 warm).
+
+``--data v5_freetext.json`` measures the v5 answers (scope carried across the sentences
+of an answer, and analyst-worded controls); a graph the code refuses to build counts as
+refused (an attack not accepted, a control refused). ``--compare OLD`` measures the same
+file with OLD's code and graphs too (see ``strict.py``) and prints both columns.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,24 +33,29 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
 
-from verity.bench import adversarial as harness  # noqa: E402
+import strict  # noqa: E402  (the harness loader and the child-process comparison)
+
+harness: Any = None
 
 
 def _whole(result: Any) -> bool:
     return not result.refused and result.unsupported_claims_removed == 0
 
 
-def measure(root: str) -> dict[str, Any]:
+def measure(root: str, data_file: str = "graph_freetext.json") -> dict[str, Any]:
     import verity
 
-    data = harness.load(HERE / "graph_freetext.json")
+    data = harness.load(HERE / data_file)
     out: dict[str, Any] = {}
     for mode in ("graph", "statements_as_passages"):
 
         def kept(item: dict[str, Any], mode: str = mode) -> bool:
-            g = harness.graph(item["graph"], root)
+            try:
+                g = harness.graph(item["graph"], root)
+            except harness.LOAD_REFUSALS:
+                return False
             if mode == "graph":
                 return _whole(verity.check_answer(item["answer"], graph=g))
             passages = [{"id": n.id, "text": n.statement} for n in g.model.nodes]
@@ -105,14 +117,57 @@ def render(result: dict[str, Any], verbose: bool) -> str:
     return "\n".join(lines)
 
 
+def _elsewhere(other: str, data_file: str) -> dict[str, Any]:
+    command = [sys.executable, str(Path(__file__).resolve()), "--json", "--data", data_file]
+    command += ["--root", other, "--code", other]
+    env = {**os.environ, "PYTHONPATH": other}
+    proc = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"error: measuring {other} failed: {proc.stderr.strip()[-400:]}")
+    result: dict[str, Any] = json.loads(proc.stdout)["result"]
+    return result
+
+
+def render_compare(old: dict[str, Any], new: dict[str, Any], labels: tuple[str, ...]) -> str:
+    """Markdown: per class answers kept whole, per style answers refused (graph mode)."""
+    a, b = labels[0], labels[-1]
+    o, n = old["graph"], new["graph"]
+    lines = [f"| class | answers | kept ({a}) | kept ({b}) |", "|---|---:|---:|---:|"]
+    for group, cell in n["accepted_by_class"].items():
+        hit, total = cell.split("/")
+        lines.append(
+            f"| {group} | {total} | {o['accepted_by_class'][group].split('/')[0]} | {hit} |"
+        )
+    lines.append(f"| **all** | {n['attacks']} | {o['accepted']} | {n['accepted']} |")
+    lines += ["", f"| style | answers | refused ({a}) | refused ({b}) |", "|---|---:|---:|---:|"]
+    for group, cell in n["refused_by_style"].items():
+        hit, total = cell.split("/")
+        lines.append(
+            f"| {group} | {total} | {o['refused_by_style'][group].split('/')[0]} | {hit} |"
+        )
+    lines.append(f"| **all** | {n['controls']} | {o['refused']} | {n['refused']} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--root", default=str(ROOT), help="checkout whose graphs to use")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--timing", action="store_true")
+    parser.add_argument("--data", default="graph_freetext.json", help="fixture file in this folder")
+    parser.add_argument("--code", default=str(ROOT), help="checkout whose verity to import")
+    parser.add_argument("--compare", metavar="OLD", help="also measure with OLD's code and graphs")
+    parser.add_argument("--labels", default="v4,v5", help="column names for --compare")
     args = parser.parse_args(argv)
-    result = measure(args.root)
+    global harness
+    harness = strict._harness(args.code)
+    if args.compare:
+        old = _elsewhere(args.compare, args.data)
+        new = measure(args.root, args.data)
+        print(render_compare(old, new, tuple(args.labels.split(",", 1))))
+        return 0
+    result = measure(args.root, args.data)
     if args.timing:
         result["timing"] = timing(args.root)
     print(json.dumps({"result": result}, indent=2) if args.json else render(result, args.verbose))

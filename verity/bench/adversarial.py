@@ -9,7 +9,8 @@ the same value stated by a cited node (else any allowed string of that value, el
 text as written). A claim may list ``entities`` or ``numbers`` itself.
 
 Graphs are read from a checkout (``root``), so that one checkout's code can be measured on
-another checkout's graphs.
+another checkout's graphs. A graph the code refuses to build or load (a declaration it
+rejects) makes its case *load refused*: nothing of it ships.
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ from pathlib import Path
 from typing import Any
 
 import verity
+from verity.errors import VerityError
 from verity.text.normalize import normalize
 from verity.text.numbers import NUMBER_RE, number_value, value_of_match
 from verity.text.segment import split_sentences
 
 __all__ = [
+    "LOAD_REFUSALS",
     "Outcome",
     "answer_checker",
     "cross_claim_sentences",
@@ -46,13 +49,31 @@ def load(path: str | Path) -> dict[str, Any]:
     return data
 
 
+#: The declarations (SQL specs, LP models and labels) behind ``spec/`` and ``lp/`` graphs.
+V5_DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "adversarial" / "v5_data"
+
+
 @cache
 def graph(ref: str, root: str) -> verity.EvidenceGraph:
     """A fixture's graph: ``card/<file>`` from ``root``'s checked-in graphs, ``sql/sample``,
-    or ``public/<name>``: the spec ``benchmarks/adversarial/public_data/<name>.spec.json``
+    ``public/<name>``: the spec ``benchmarks/adversarial/public_data/<name>.spec.json``
     of ``root`` run by the SQL backend over ``public_data.sql`` beside it, loaded into an
-    in-memory SQLite database."""
+    in-memory SQLite database, ``spec/<name>``: the spec
+    ``benchmarks/adversarial/v5_data/<name>.spec.json`` over the embedded sample database,
+    or ``lp/<name>``: the model ``v5_data/<name>.lp`` solved by the pulp backend with the
+    labels ``v5_data/<name>.labels.json``. ``v5_data`` is read from this harness's own
+    checkout (it is fixture data: another checkout's code builds the same declarations).
+    Raises one of :data:`LOAD_REFUSALS` when the code refuses the graph."""
     kind, _, name = ref.partition("/")
+    v5_data = V5_DATA
+    if kind == "spec":
+        from verity.backends.sql.query import graph_from_sample
+
+        return graph_from_sample(v5_data / f"{name}.spec.json")
+    if kind == "lp":
+        from verity.backends.pulp import graph_from_file
+
+        return graph_from_file(v5_data / f"{name}.lp", v5_data / f"{name}.labels.json")
     if kind == "card":
         return verity.load_graph(Path(root) / "evidence_graphs" / "card_rewards" / f"{name}.json")
     if ref == "sql/sample":
@@ -72,6 +93,11 @@ def graph(ref: str, root: str) -> verity.EvidenceGraph:
         finally:
             connection.close()
     raise ValueError(f"unknown graph reference {ref!r}")
+
+
+#: What a refused graph raises: the library's input errors and a declaration's validation
+#: error (pydantic's is a ValueError). Anything else is a bug of the harness and propagates.
+LOAD_REFUSALS: tuple[type[Exception], ...] = (VerityError, ValueError)
 
 
 def _masked_numbers(text: str, g: verity.EvidenceGraph) -> list[Any]:
@@ -148,6 +174,8 @@ class Outcome:
     cross_claim: tuple[str, ...]
     codes: tuple[str, ...]
     false_shipped: int
+    #: The case's graph could not be built or loaded (the code refused a declaration).
+    load_refused: bool = False
 
     @property
     def escaped(self) -> bool:
@@ -161,7 +189,13 @@ class Outcome:
 
 
 def judge(case: Mapping[str, Any], profile: str, root: str, *, group_key: str) -> Outcome:
-    g, n = narration(case, root)
+    try:
+        g, n = narration(case, root)
+    except LOAD_REFUSALS as exc:
+        first = (str(exc).splitlines() or [""])[0]
+        code = f"load_refused: {type(exc).__name__}: {first}"[:200]
+        claims = len(case["claims"])
+        return Outcome(case["id"], case[group_key], 0, claims, (), (code,), 0, True)
     report = verity.verify(g, n, profile=profile)
     # A cross-claim splice is an escape only when the joined sentence is not itself a claim.
     cross = tuple(cross_claim_sentences(report, g)) if len(report.shipped) > 1 else ()
