@@ -411,11 +411,13 @@ def _failure_finding(sentence: str, verdict: SentenceVerdict, graph: EvidenceGra
         )
     statement = graph.nodes[verdict.node_id].statement
     detail = f" ({verdict.detail})" if verdict.detail else ""
+    nearest = verdict.expected or statement
+    closest = "nearest declared sentence" if verdict.expected else "closest cited statement"
     return Finding(
         _FAILURE_CODES[verdict.reason],
         f"the sentence {one_line(sentence, 160)!r} {_FAILURE_TEXT[verdict.reason]}{detail}; "
-        f"closest cited statement ({verdict.node_id}): {statement!r}",
-        statement,
+        f"{closest} ({verdict.node_id}): {nearest!r}",
+        nearest,
         sentence,
     )
 

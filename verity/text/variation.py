@@ -44,6 +44,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import product
 from typing import Literal, NamedTuple
@@ -471,10 +472,47 @@ class Declared:
     coordinable: frozenset[str] = frozenset()
     #: The kind of each slot the template gives one (``period``, ``set``, ...).
     slot_kinds: Mapping[str, str] = field(default_factory=dict)
+    #: The tokens of each scope value whose phrase may move (:func:`_movable`).
+    movable: tuple[tuple[str, ...], ...] = ()
 
     def declares(self, key: tuple[str, ...]) -> bool:
-        """True when ``key`` is the key of a sentence this node declares."""
+        """True when ``key`` is the key of a sentence this node declares, or of one with
+        a scope phrase moved to its front or end (:meth:`_moved`)."""
+        return self._declared(key) or (bool(self.movable) and self._moved(key))
+
+    def _declared(self, key: tuple[str, ...]) -> bool:
         return key in self.keys or any(v.matches(key) for v in self.variants)
+
+    def _moved(self, key: tuple[str, ...]) -> bool:
+        """True when ``key`` opens with a scope phrase and a comma (``In Q4, ...``), or
+        ends with one (``... in Q4``), and puts back in its clause gives a declared
+        sentence.
+
+        A scope phrase is a plain word and a scope value. Where it stands in its clause
+        changes no fact: ``Total revenue was $810 in Q4`` and ``In Q4, total revenue was
+        $810`` say what ``Total revenue in Q4 was $810`` says. It only moves within the
+        clause it ends or opens (up to a comma), so it never comes to govern another
+        clause of the statement (``X at 5%, ahead of Y at 3% wins dining`` is refused).
+        """
+        for value in self.movable:
+            n = len(value)
+            if len(key) > n + 2 and key[0].isalpha() and key[1 : n + 1] == value:
+                if key[n + 1] != ",":
+                    continue
+                phrase, rest = key[: n + 1], key[n + 2 :]
+                stop = rest.index(",") if "," in rest else len(rest)
+                positions = range(stop + 1)
+            elif len(key) > n + 1 and key[-n:] == value and key[-n - 1].isalpha():
+                phrase, rest = key[-n - 1 :], key[: -n - 1]
+                start = len(rest) - rest[::-1].index(",") if "," in rest else 0
+                positions = range(start, len(rest) + 1)
+            else:
+                continue
+            for i in positions:
+                moved = (*rest[:i], *phrase, *rest[i:])
+                if moved != key and self._declared(moved):
+                    return True
+        return False
 
     @property
     def scope(self) -> dict[str, tuple[str, ...]]:
@@ -557,6 +595,7 @@ def declare(
     for cut in _optional_cuts(statement, optional_spans):
         texts.setdefault(sentence_key(cut, matcher), _display(cut))
     variants: tuple[_Compiled, ...] = ()
+    kinds = dict(slot_kinds or {})
     if template is not None and slots is not None:
         variants = tuple(_Compiled(_compile(p.parts, slots, matcher)) for p in template[1])
     return Declared(
@@ -568,8 +607,31 @@ def declare(
         slots=dict(slots or {}),
         variants=variants,
         coordinable=frozenset(coordinable),
-        slot_kinds=dict(slot_kinds or {}),
+        slot_kinds=kinds,
+        movable=_movable(kinds, slots or {}, matcher),
     )
+
+
+#: Scope kinds whose phrase may stand at the front or the end of its clause. A condition
+#: is a clause of its own (``once X reaches Y``), not a phrase that moves.
+_MOVABLE_KINDS = frozenset({"period", "place", "group"})
+
+
+def _movable(
+    kinds: Mapping[str, str], slots: Mapping[str, str], matcher: AliasMatcher | None
+) -> tuple[tuple[str, ...], ...]:
+    """The tokens of each scope value that may move: a movable kind held by one slot
+    alone (``from Q3 to Q4`` holds two periods, and moving one changes which is which)."""
+    count: dict[str, int] = {}
+    for kind in kinds.values():
+        count[kind] = count.get(kind, 0) + 1
+    out = []
+    for name, kind in kinds.items():
+        if kind in _MOVABLE_KINDS and count[kind] == 1 and name in slots:
+            tokens = sentence_key(slots[name], matcher)
+            if tokens:
+                out.append(tokens)
+    return tuple(out)
 
 
 _SPACE_BEFORE = re.compile(r"\s+([,.;:!?%)\]])")
@@ -646,11 +708,48 @@ def _readable(tokens: Iterable[str]) -> str:
     return " ".join(t[1:] if t[:1] == "@" else t[1:-1] if t[:1] == "<" else t for t in tokens)
 
 
+def _likeness(key: tuple[str, ...], other: tuple[str, ...]) -> float:
+    """How much of two token keys lines up (difflib's ratio, no junk heuristic)."""
+    return SequenceMatcher(None, key, other, autojunk=False).ratio()
+
+
+def _unread(key: tuple[str, ...], nearest: tuple[str, ...]) -> tuple[str, str]:
+    """(the words of ``key`` that ``nearest`` does not hold, the words of ``nearest``
+    that ``key`` leaves out), each as readable text, from one alignment of the two."""
+    matcher = SequenceMatcher(None, key, nearest, autojunk=False)
+    extra: list[str] = []
+    missing: list[str] = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op in ("replace", "delete"):
+            extra.extend(key[i1:i2])
+        if op in ("replace", "insert"):
+            missing.extend(nearest[j1:j2])
+    return _readable(extra), _readable(missing)
+
+
+def _nearest_text(key: tuple[str, ...], declared: Declared) -> tuple[tuple[str, ...], str]:
+    """The declared sentence (statement or cut) most like ``key``: its key and text."""
+    return max(declared.texts.items(), key=lambda item: _likeness(key, item[0]))
+
+
+def _not_read(key: tuple[str, ...], node_id: str, declared: Declared) -> SentenceVerdict:
+    """A sentence no declared sentence of the node reads: the words not read, and the
+    nearest declared sentence as what was expected."""
+    reason: Reason = "not_contained" if declared.template is None else "variant_not_declared"
+    nearest, text = _nearest_text(key, declared)
+    extra, missing = _unread(key, nearest)
+    said = []
+    if extra:
+        said.append(f"does not read {extra!r}")
+    if missing:
+        said.append(f"lacks {missing!r}")
+    return SentenceVerdict((), reason, node_id, "; ".join(said), expected=text)
+
+
 def _diagnose(key: tuple[str, ...], node_id: str, declared: Declared) -> SentenceVerdict:
     skipped = _deleted(key, declared.canonical)
     if skipped is None:
-        reason: Reason = "not_contained" if declared.template is None else "variant_not_declared"
-        return SentenceVerdict((), reason, node_id)
+        return _not_read(key, node_id, declared)
     words = _readable(declared.canonical[i] for i in skipped)
     if declared.required.intersection(skipped):
         return SentenceVerdict((), "required_span_dropped", node_id, f"drops {words!r}")
@@ -853,10 +952,20 @@ def support_sentence(
     if readings:
         return SentenceVerdict(readings[0][0], "supported", parts=readings[0][1])
     closest = failure
+    unplaced: list[tuple[str, Declared]] = []
     for node_id, declared in cited:
         verdict = _diagnose(key, node_id, declared)
+        if verdict.reason in ("not_contained", "variant_not_declared"):
+            unplaced.append((node_id, declared))
         if closest is None or PROGRESS[verdict.reason] > PROGRESS[closest.reason]:
             closest = verdict
+    if closest is not None and closest.reason in ("not_contained", "variant_not_declared"):
+        # Nothing came closer than "not read": name the node whose declared sentence
+        # lines up best with the sentence, not the first cited.
+        node_id, declared = max(
+            unplaced, key=lambda item: _likeness(key, _nearest_text(key, item[1])[0])
+        )
+        closest = _not_read(key, node_id, declared)
     return closest or SentenceVerdict((), "not_contained")
 
 
