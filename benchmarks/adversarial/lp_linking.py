@@ -82,19 +82,19 @@ def main(argv: list[str] | None = None) -> int:
         row = rows.setdefault(case["graph"], [0, 0, 0, 0])
         if case["expect"] == "refused":
             row[0] += 1
-            row[1] += shipped
+            row[1] += int(shipped)
             miss = shipped
         else:
             row[2] += 1
-            row[3] += not shipped
+            row[3] += int(not shipped)
             miss = not shipped
         if args.verbose and miss:
             print(f"  {case['expect']:8} {case['graph']}: {case['text']}")
     total = [sum(r[i] for r in rows.values()) for i in range(4)]
     print("| model | attacks shipped | controls refused |")
     print("|---|---|---|")
-    for name, (n_att, shipped, n_ctl, refused) in [*rows.items(), ("all", total)]:
-        print(f"| {name} | {shipped} of {n_att} | {refused} of {n_ctl} |")
+    for name, (n_att, n_shipped, n_ctl, n_refused) in [*rows.items(), ("all", total)]:
+        print(f"| {name} | {n_shipped} of {n_att} | {n_refused} of {n_ctl} |")
     return 0
 
 
