@@ -9,6 +9,11 @@ Node types and ids (every statement one sentence from :mod:`._templates`):
   always held exactly); ``CONSTRAINT_SLACK`` ``constraint:<name>`` one that is not, with
   its slack; ``BOUND`` ``bound:<variable>``: a variable at a finite upper bound, or at a
   non-zero lower bound;
+- a row with decisions on both sides (:mod:`._linking`: a linking, big-M or
+  minimum-if-open row) is no limit of its right-hand side: ``LINKING_CONSTRAINT``
+  ``constraint:<name>`` states what it relates, ``LINKING_STATE`` ``link:<name>`` what that
+  allows in the plan (under its switch, in or out of the plan); neither says "limit of"
+  or "binds", and no shadow price is stated for it;
 - for a linear program whose solution is a nondegenerate vertex (:mod:`._solution`):
   ``SHADOW_PRICE`` ``shadow_price:<constraint>`` for each binding constraint with a
   non-zero dual, ``REDUCED_COST`` ``reduced_cost:<variable>`` for each variable at a bound

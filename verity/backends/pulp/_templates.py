@@ -5,7 +5,10 @@ variants are the sentences a capable writer uses for the same fact. No variant d
 optimality of a result (``optimal``, ``not proven optimal``), a unit, the direction of a
 limit (``upper``/``lower``, ``below``/``above``), ``exactly`` of an equality, the ``At the
 margin`` condition of a sensitivity or the direction of its effect (``raises``/``lowers``):
-those stay in every variant, or the variant does not exist. ``{unit}`` holds a space and
+those stay in every variant, or the variant does not exist. A linking row's templates
+keep ``at most``/``at least``, the factor and the other side, and the condition of its
+state (its switch in or out of the plan); no variant adds a quantifier or a negation its
+canonical lacks. ``{unit}`` holds a space and
 the unit (`` hours``) or nothing. Patterns: ``{slot}``, ``(a|b)``, ``[optional]``
 (:mod:`verity.text.variation`).
 """
