@@ -1,4 +1,7 @@
-"""The two worked optimization examples under examples/ and how the tests solve them."""
+"""The optimization models the tests solve: the two worked examples under examples/ and
+two models with linking rows of tests/fixtures/lp (depots: capacity-if-open,
+minimum-if-open and big-M rows; staffing: people switched on by a lead, customers by
+people)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import EXAMPLES
+from tests.helpers import EXAMPLES, FIXTURES
 from verity import EvidenceGraph
 from verity.backends.pulp import graph_from_file, read_model, solve_problem
 
@@ -16,6 +19,8 @@ from verity.backends.pulp import graph_from_file, read_model, solve_problem
 MODELS = {
     "production_plan": (EXAMPLES / "production_plan.lp", EXAMPLES / "production_plan.labels.json"),
     "staff_schedule": (EXAMPLES / "staff_schedule.mps", EXAMPLES / "staff_schedule.labels.json"),
+    "depots": (FIXTURES / "lp" / "depots.lp", FIXTURES / "lp" / "depots.labels.json"),
+    "staffing": (FIXTURES / "lp" / "staffing.lp", FIXTURES / "lp" / "staffing.labels.json"),
 }
 SOLVER_PARAMS = [
     "cbc",

@@ -9,8 +9,9 @@ Typical use::
     graph = graph_from_file("plan.lp", "plan.labels.json")  # read, solve with CBC, build
 
 The graph states the status and objective value (the headline), each decision at a
-non-zero value, each constraint at its limit or its slack, the bounds a variable sits
-at and, for a linear program at a nondegenerate vertex, shadow prices and reduced costs
+non-zero value, each constraint at its limit or its slack (a row with decisions on both
+sides: what it relates and allows, :mod:`._linking`), the bounds a variable sits at
+and, for a linear program at a nondegenerate vertex, shadow prices and reduced costs
 (:mod:`._graph`); labels (:mod:`._labels`) turn the model's names into readable ones.
 ``verity graph-from-lp MODEL [--labels FILE] [--solver cbc|highs] --out FILE`` is the
 command line.

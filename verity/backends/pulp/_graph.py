@@ -9,6 +9,11 @@ Node types and ids (every statement one sentence from :mod:`._templates`):
   always held exactly); ``CONSTRAINT_SLACK`` ``constraint:<name>`` one that is not, with
   its slack; ``BOUND`` ``bound:<variable>``: a variable at a finite upper bound, or at a
   non-zero lower bound;
+- a row with decisions on both sides (:mod:`._linking`: a linking, big-M or
+  minimum-if-open row) is no limit of its right-hand side: ``LINKING_CONSTRAINT``
+  ``constraint:<name>`` states what it relates, ``LINKING_STATE`` ``link:<name>`` what that
+  allows in the plan (under its switch, in or out of the plan); neither says "limit of"
+  or "binds", and no shadow price is stated for it;
 - for a linear program whose solution is a nondegenerate vertex (:mod:`._solution`):
   ``SHADOW_PRICE`` ``shadow_price:<constraint>`` for each binding constraint with a
   non-zero dual, ``REDUCED_COST`` ``reduced_cost:<variable>`` for each variable at a bound
@@ -30,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verity.backends.pulp._labels import ItemLabel, Labels, parse_group
+from verity.backends.pulp._linking import Link, Terms, linking
 from verity.backends.pulp._solution import (
     LpBackendError,
     SolutionFacts,
@@ -46,7 +52,10 @@ __all__ = ["RULES", "build_graph"]
 RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("RESULT", ("RESULT",)),
     ("DECISION", ("DECISION",)),
-    ("BINDING_CONSTRAINT", ("BINDING_CONSTRAINT", "CONSTRAINT_SLACK", "BOUND")),
+    (
+        "BINDING_CONSTRAINT",
+        ("BINDING_CONSTRAINT", "CONSTRAINT_SLACK", "LINKING_CONSTRAINT", "LINKING_STATE", "BOUND"),
+    ),
     ("SENSITIVITY", ("SHADOW_PRICE", "REDUCED_COST", "SENSITIVITY_NOTE")),
 )
 
@@ -330,9 +339,14 @@ def _var_data(v: VariableFact) -> dict[str, Any]:
     }
 
 
-def _constraints(ctx: _Context, items: Mapping[str, _Item]) -> None:
+def _constraints(ctx: _Context, items: Mapping[str, _Item], variables: Mapping[str, _Item]) -> None:
+    kinds = {v.name: v for v in ctx.facts.variables}
     for c in ctx.facts.constraints:
         item = items[c.name]
+        link = linking(c, lambda name: kinds[name].binary)
+        if link is not None:
+            _linking_row(ctx, c, link, item, variables)
+            continue
         rhs = _show(c.rhs, item.label)
         data = {
             "constraint": c.name,
@@ -377,6 +391,182 @@ def _constraints(ctx: _Context, items: Mapping[str, _Item]) -> None:
         ctx.builder.edge(f"constraint:{c.name}", "result", "constrains")
 
 
+def _times(factor: float, item: _Item) -> str:
+    """``3,000 times the opening of the South depot``, or the phrase alone at a factor 1."""
+    return item.phrase if _close(factor, 1.0) else f"{_show(factor, None)} times {item.phrase}"
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+def _side(terms: Terms, variables: Mapping[str, _Item]) -> str:
+    """One side of a linking row: ``A plus 2 times B``."""
+    return " plus ".join(_times(k, variables[name]) for name, k in terms)
+
+
+@dataclass(frozen=True)
+class _Linked:
+    """A linking row as the graph states it: its sides in words, the item whose number
+    display and unit its values take, and the values of the plan."""
+
+    link: Link
+    left: str
+    right: str
+    item: _Item
+    integer: bool
+    value: float  # the subject's value in the plan
+    limit: float  # what the row compares it with in the plan
+
+
+def _linked(ctx: _Context, link: Link, row: _Item, variables: Mapping[str, _Item]) -> _Linked:
+    facts = {v.name: v for v in ctx.facts.variables}
+    values = {v.name: v.value for v in ctx.facts.variables}
+    subject = [variables[name] for name, _ in link.subject]
+    # the subject's values display as the subject does when it is one decision, else as
+    # the row does
+    shown = subject[0] if len(subject) == 1 else row
+    right = _side(link.other, variables)
+    if not _close(link.constant, 0.0):
+        sign = "plus" if link.constant > 0 else "minus"
+        right += f" {sign} {_show(abs(link.constant), shown.label)}{shown.unit}"
+    entities = tuple(
+        dict.fromkeys(
+            e for name, _ in (*link.subject, *link.other) for e in variables[name].entities
+        )
+    )
+    left = _side(link.subject, variables)
+    return _Linked(
+        link=link,
+        left=left,
+        right=right,
+        item=_Item(left, shown.label, entities),
+        integer=all(facts[n].integer and float(k).is_integer() for n, k in link.subject),
+        value=link.side_value(link.subject, values),
+        limit=link.limit(values),
+    )
+
+
+def _linking_row(
+    ctx: _Context, c: Any, link: Link, row: _Item, variables: Mapping[str, _Item]
+) -> None:
+    """A row with decisions on both sides: ``constraint:<name>`` states what it relates
+    (``In the model, shipping from the South depot is at most 3,000 times the opening of
+    the South depot.``), ``link:<name>`` what that allows in the plan (``With the opening
+    of the South depot in the plan, shipping from the South depot may reach 3,000
+    pallets; it is 3,000 pallets.``). Neither calls the row a limit of its right-hand
+    side, nor binding: its limit is the other side's value, and a row that is tight only
+    because both sides are 0 (a closed site) limits nothing."""
+    linked = _linked(ctx, link, row, variables)
+    side = {"<=": "upper", ">=": "lower", "=": "equal"}[link.sense]
+    words = {"<=": "at most", ">=": "at least", "=": "equals"}[link.sense]
+    data: dict[str, Any] = {
+        "constraint": c.name,
+        "sense": c.sense,
+        "rhs": c.rhs,
+        "activity": c.activity,
+        "linking": True,
+        "subject": [list(t) for t in link.subject],
+        "other": [list(t) for t in link.other],
+        "reads": link.sense,
+        "constant": link.constant,
+    }
+    ctx.node(
+        f"constraint:{c.name}",
+        "LINKING_CONSTRAINT",
+        f"link_{side}",
+        {"left": linked.left, "right": linked.right},
+        linked.item,
+        data=data,
+        required=[f"{words} {linked.right}"],
+    )
+    ctx.builder.edge(f"constraint:{c.name}", "result", "constrains")
+    _linking_state(ctx, c.name, linked, variables)
+
+
+def _nonnegative(link: Link, facts: Mapping[str, VariableFact]) -> bool:
+    """Every decision of the subject has a lower bound of 0 or more."""
+    lows = [facts[n].low for n, _ in link.subject]
+    return all(low is not None and low >= 0 for low in lows)
+
+
+def _state_body(linked: _Linked, prefix: str, facts: Mapping[str, VariableFact]) -> str:
+    """What a linking row asks of its subject in the plan (see ``_BODIES`` of
+    :mod:`._templates`): ``zero`` only when the subject cannot be negative and the other
+    side leaves it no room; ``lapsed`` a minimum whose switch is off."""
+    link = linked.link
+    if link.sense == "=":
+        return "exact"
+    room = _show(linked.limit, linked.item.label, integer=linked.integer)
+    if link.sense == "<=":
+        nothing = linked.limit <= 0 or _zero(room)
+        return "zero" if nothing and _nonnegative(link, facts) else "upto"
+    if prefix == "off" and _nonnegative(link, facts) and linked.limit <= 0 < _switched_on(link):
+        return "lapsed"
+    return "atleast"
+
+
+def _switched_on(link: Link) -> float:
+    """The row's limit with every decision of its other side at 1 (a switch on)."""
+    return link.side_value(link.other, {name: 1.0 for name, _ in link.other}) + link.constant
+
+
+def _linking_state(
+    ctx: _Context, name: str, linked: _Linked, variables: Mapping[str, _Item]
+) -> None:
+    facts = {v.name: v for v in ctx.facts.variables}
+    slots: dict[str, str] = {"left": linked.left, "unit": linked.item.unit}
+    prefix = _state_prefix(linked.link, facts, variables, slots)
+    body = _state_body(linked, prefix, facts)
+    label, integer, unit = linked.item.label, linked.integer, linked.item.unit
+    limit = _switched_on(linked.link) if body == "lapsed" else linked.limit
+    shown = _show(limit, label, integer=integer)
+    if body != "zero":
+        slots["limit"] = shown
+    if body in ("upto", "atleast"):
+        slots["value"] = _show(linked.value, label, integer=integer)
+    required = {
+        "upto": f"may reach {shown}{unit}",
+        "zero": f"must be 0{unit}",
+        "atleast": f"at least {shown}{unit}",
+        "lapsed": "does not apply",
+        "exact": f"exactly {shown}{unit}",
+    }[body]
+    ctx.node(
+        f"link:{name}",
+        "LINKING_STATE",
+        f"state_{prefix}_{body}",
+        slots,
+        linked.item,
+        data={"constraint": name, "value": linked.value, "limit": linked.limit},
+        required=[required],
+    )
+    ctx.builder.edge(f"link:{name}", f"constraint:{name}", "applies")
+    for other, _ in linked.link.other:
+        if f"decision:{other}" in ctx.ids:
+            ctx.builder.edge(f"link:{name}", f"decision:{other}", "depends_on")
+
+
+def _state_prefix(
+    link: Link,
+    facts: Mapping[str, VariableFact],
+    variables: Mapping[str, _Item],
+    slots: dict[str, str],
+) -> str:
+    """The condition a linking row's state is stated under, its slots added to ``slots``:
+    a binary switch in or out of the plan, one other decision at its value, or the plan."""
+    if len(link.other) != 1:
+        return "plan"
+    name = link.other[0][0]
+    fact, item = facts[name], variables[name]
+    slots["switch"] = item.phrase
+    if fact.binary:
+        return "on" if round(fact.value) == 1 else "off"
+    slots["switch_value"] = _show(fact.value, item.label, integer=fact.integer)
+    slots["switch_unit"] = item.unit
+    return "with"
+
+
 def _bounds(ctx: _Context, items: Mapping[str, _Item]) -> None:
     for v in ctx.facts.variables:
         if v.binary:
@@ -419,8 +609,9 @@ def _sensitivity(ctx: _Context, items: Mapping[str, _Item]) -> None:
         return
     if facts.sensitivity != "reported":
         return
+    linked = {i.split(":", 1)[1] for i in ctx.ids if i.startswith("link:")}
     for c in facts.constraints:
-        if c.dual is None or not c.binding:
+        if c.dual is None or not c.binding or c.name in linked:
             continue
         shown = ctx.money(abs(c.dual))
         if _zero(shown):
@@ -558,7 +749,7 @@ def build_graph(facts: SolutionFacts, labels: Labels) -> EvidenceGraph:
     _result(ctx)
     if facts.status in ("optimal", "feasible"):
         _decisions(ctx, variables)
-        _constraints(ctx, constraints)
+        _constraints(ctx, constraints, variables)
         _bounds(ctx, variables)
         _sensitivity(ctx, {**constraints, **variables})
     for entity in names.entities.values():

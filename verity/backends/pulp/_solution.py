@@ -4,8 +4,8 @@
   ``unbounded``; a problem that was never solved, or whose solver could not decide, is
   an error;
 - every variable with its value, bounds, kind and objective coefficient; every
-  constraint with its sense, right-hand side, activity and slack, computed here from the
-  variable values (the solvers disagree on the sign of pulp's ``slack``);
+  constraint with its terms, sense, right-hand side, activity and slack, computed here
+  from the variable values (the solvers disagree on the sign of pulp's ``slack``);
 - for a linear program whose solution is a nondegenerate vertex, its duals and reduced
   costs as derivatives of the objective: ``dual`` is the change of the objective per unit
   added to a constraint's right-hand side, ``reduced_cost`` per unit added to a variable.
@@ -78,6 +78,8 @@ class ConstraintFact:
     rhs: float
     activity: float
     dual: float | None = None
+    #: The row's left-hand side: (variable name, coefficient) for each non-zero term.
+    terms: tuple[tuple[str, float], ...] = ()
 
     @property
     def slack(self) -> float:
@@ -219,6 +221,7 @@ def facts_of(problem: Any) -> SolutionFacts:
             sense=_sense_of(c),
             rhs=-float(c.constant),
             activity=sum(float(a) * values.get(v.name, 0.0) for v, a in c.items()),
+            terms=tuple((v.name, float(a)) for v, a in c.items() if float(a) != 0.0),
         )
         for name, c in zip(constraint_names(problem), constraints_of(problem), strict=True)
     )

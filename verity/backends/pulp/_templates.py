@@ -5,7 +5,10 @@ variants are the sentences a capable writer uses for the same fact. No variant d
 optimality of a result (``optimal``, ``not proven optimal``), a unit, the direction of a
 limit (``upper``/``lower``, ``below``/``above``), ``exactly`` of an equality, the ``At the
 margin`` condition of a sensitivity or the direction of its effect (``raises``/``lowers``):
-those stay in every variant, or the variant does not exist. ``{unit}`` holds a space and
+those stay in every variant, or the variant does not exist. A linking row's templates
+keep ``at most``/``at least``, the factor and the other side, and the condition of its
+state (its switch in or out of the plan); no variant adds a quantifier or a negation its
+canonical lacks. ``{unit}`` holds a space and
 the unit (`` hours``) or nothing. Patterns: ``{slot}``, ``(a|b)``, ``[optional]``
 (:mod:`verity.text.variation`).
 """
@@ -16,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from verity.core.builder import GraphBuilder
 
-__all__ = ["COORDINABLE", "TEMPLATES", "add_templates"]
+__all__ = ["COORDINABLE", "SLOT_KINDS", "TEMPLATES", "add_templates"]
 
 _IS = "(is|comes to|equals)"
 _EACH = "each (unit|extra unit|additional unit)"
@@ -93,6 +96,69 @@ def _reduced(verb: str, verbs: str) -> tuple[str, list[str]]:
     )
 
 
+def _link(words: str, verbs: str) -> tuple[str, list[str]]:
+    """A linking row as the model states it: ``{right}`` is the other side, its factor
+    and any constant (``3,000 times the opening of the South depot``)."""
+    return (
+        f"In the model, {{left}} {words} {{right}}.",
+        [f"In the model, {{left}} {verbs} {{right}}."],
+    )
+
+
+#: How a linking row's state opens: the condition the plan sets on its other side.
+#: ``on``/``off``: a binary switch in or out of the plan; ``with``: one other decision at
+#: its value; ``plan``: several.
+_PREFIXES: Mapping[str, tuple[str, list[str]]] = {
+    "on": (
+        "With {switch} in the plan, ",
+        ["With {switch} in the plan, ", "The plan (includes|selects|chooses) {switch}, so "],
+    ),
+    "off": (
+        "Without {switch} in the plan, ",
+        ["Without {switch} in the plan, ", "The plan (leaves out|omits) {switch}, so "],
+    ),
+    "with": (
+        "With {switch} at {switch_value}{switch_unit}, ",
+        [
+            "With {switch} at {switch_value}{switch_unit}, ",
+            "The plan (sets|puts) {switch} (to|at) {switch_value}{switch_unit}, so ",
+        ],
+    ),
+    "plan": ("In the plan, ", ["In the plan, "]),
+}
+_VALUE = "(; it is|, and it is|; the plan sets it to|, and the plan sets it to) {value}{unit}."
+
+#: What the row then asks of the subject: ``upto`` a limit it may reach (with its value),
+#: ``zero`` nothing but 0 (a closed site), ``atleast`` a minimum that holds, ``lapsed`` a
+#: minimum that does not (its switch is off), ``exact`` an equality.
+_BODIES: Mapping[str, tuple[str, list[str]]] = {
+    "upto": (
+        "{left} may reach {limit}{unit}; it is {value}{unit}.",
+        ["{left} (may reach|can reach|may go up to) {limit}{unit}" + _VALUE],
+    ),
+    "zero": ("{left} must be 0{unit}.", ["{left} (must be|stays at|is held at) 0{unit}."]),
+    "atleast": (
+        "{left} must be at least {limit}{unit}; it is {value}{unit}.",
+        ["{left} (must be|has to be) at least {limit}{unit}" + _VALUE],
+    ),
+    "lapsed": (
+        "the minimum of {limit}{unit} on {left} does not apply.",
+        ["the minimum of {limit}{unit} on {left} does not apply."],
+    ),
+    "exact": (
+        "{left} must be exactly {limit}{unit}.",
+        ["{left} (must be|is held at) exactly {limit}{unit}."],
+    ),
+}
+
+
+def _state(prefix: str, body: str) -> tuple[str, list[str]]:
+    """The state of a linking row in the plan: its condition, then what it asks."""
+    first, firsts = _PREFIXES[prefix]
+    then, thens = _BODIES[body]
+    return first + then, [a + b for a in firsts for b in thens]
+
+
 #: Template id -> (canonical pattern, variants), in the order graphs list them.
 TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
     "result_optimal_max": _optimal("highest possible|maximum"),
@@ -136,6 +202,15 @@ TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
             "In the plan, {name} (is|stays) at exactly {rhs}{unit}.",
         ],
     ),
+    "link_upper": _link("is at most", "(is at most|is capped at|is limited to)"),
+    "link_lower": _link("is at least", "(is at least|must be at least)"),
+    "link_equal": _link("equals", "(equals|is exactly)"),
+    **{
+        f"state_{prefix}_{body}": _state(prefix, body)
+        for prefix in _PREFIXES
+        for body in _BODIES
+        if body != "lapsed" or prefix == "off"
+    },
     "slack_upper": _slack("upper", "(upper limit|maximum|limit)", "below"),
     "slack_lower": _slack("lower", "(lower limit|minimum)", "above"),
     "bound_upper": _bound("upper", "(upper bound|maximum)"),
@@ -172,10 +247,35 @@ TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
 #: sets A and B to 5 units`` reads as a total.
 COORDINABLE: Mapping[str, tuple[str, ...]] = {"decision_chosen": ("name",)}
 
+_STATE_KINDS = {
+    "switch": "condition",
+    "switch_value": "amount",
+    "left": "subject",
+    "limit": "amount",
+    "value": "amount",
+}
+
+#: Per template, the kind of each slot that has one (see :mod:`verity.core.models`): the
+#: condition a linking row's state is stated under (its switch) scopes what follows it.
+SLOT_KINDS: Mapping[str, Mapping[str, str]] = {
+    **{f"link_{side}": {"left": "subject", "right": "object"} for side in ("upper", "lower")},
+    "link_equal": {"left": "subject", "right": "object"},
+    **{tid: _STATE_KINDS for tid in TEMPLATES if tid.startswith("state_")},
+}
+
 
 def add_templates(builder: GraphBuilder, used: Sequence[str]) -> None:
     """Add to ``builder`` every template some node uses, in table order."""
     wanted = set(used)
     for tid, (canonical, variants) in TEMPLATES.items():
         if tid in wanted:
-            builder.template(tid, canonical, variants, coordinable=COORDINABLE.get(tid, ()))
+            kinds = SLOT_KINDS.get(tid)
+            if kinds is not None:  # only the slots the canonical pattern uses
+                kinds = {k: v for k, v in kinds.items() if "{" + k + "}" in canonical}
+            builder.template(
+                tid,
+                canonical,
+                variants,
+                coordinable=COORDINABLE.get(tid, ()),
+                slot_kinds=kinds,
+            )
