@@ -47,7 +47,6 @@ from verity.text.variation import (
     FreeReason,
     FreeSentence,
     FreeVerdict,
-    Reason,
     SentenceVerdict,
     check_free_sentence,
     free_sentences,
@@ -117,6 +116,8 @@ class ClaimCheck:
     passage_sentence: int | None = None
     node_ids: tuple[str, ...] | None = None
     closest_node_id: str | None = None
+    #: Against a graph, for a removed sentence: the declared sentence nearest to it.
+    expected: str = ""
 
     def to_dict(self) -> dict[str, object]:
         if self.node_ids is not None:
@@ -127,6 +128,7 @@ class ClaimCheck:
                 "node_ids": list(self.node_ids),
                 "closest_node_id": self.closest_node_id,
                 "detail": self.detail,
+                "expected": self.expected,
             }
         return {
             "text": self.text,
@@ -332,7 +334,7 @@ def _graph_sentence(sentence: str, verdict: SentenceVerdict, graph: EvidenceGrap
     if not any(ch.isalnum() for ch in sentence):  # punctuation alone states nothing
         return ClaimCheck(sentence, False, "empty_claim", node_ids=())
     if not verdict.supporters:
-        return _graph_failure(sentence, verdict.reason, verdict.node_id, verdict.detail, graph)
+        return _graph_failure(sentence, verdict, graph)
     supporters = tuple(
         dict.fromkeys(node_id for part in verdict.supporters for node_id in sorted(part))
     )
@@ -404,22 +406,28 @@ def _nodes_stating(raw: str, graph: EvidenceGraph, limit: int = 3) -> list[str]:
 _UNPLACED = frozenset({"not_contained", "variant_not_declared"})
 
 
-def _graph_failure(
-    sentence: str, reason: Reason, node_id: str | None, detail: str, graph: EvidenceGraph
-) -> ClaimCheck:
-    """A removed sentence with the closest node: strict's diagnosis when it got beyond
-    "not contained", else the node sharing the most tokens (whose mention the sentence
-    changes is named in ``detail``)."""
-    closest = node_id
-    why: AnswerReason = reason
-    if reason in _UNPLACED:
-        closest = _nearest_node(sentence_key(sentence, graph.matcher), graph)
+def _graph_failure(sentence: str, verdict: SentenceVerdict, graph: EvidenceGraph) -> ClaimCheck:
+    """A removed sentence with the closest node and the declared sentence nearest to it:
+    strict's diagnosis (the words it does not read, or what it drops); when no node
+    comes closer than "not read", a mention the sentence changes is named instead."""
+    closest, detail, why = verdict.node_id, verdict.detail, verdict.reason
+    if why in _UNPLACED:
+        if closest is None:
+            closest = _nearest_node(sentence_key(sentence, graph.matcher), graph)
         templated = closest is not None and graph.nodes[closest].template is not None
         why = "variant_not_declared" if templated else "not_contained"
-        if closest is not None and not detail:
-            barrier = _unstated(sentence, [closest], graph)
-            detail = barrier[1] if barrier is not None else ""
-    return ClaimCheck(sentence, False, why, detail=detail, node_ids=(), closest_node_id=closest)
+        barrier = None if closest is None else _unstated(sentence, [closest], graph)
+        detail = barrier[1] if barrier is not None else detail
+    expected = verdict.expected or ("" if closest is None else graph.nodes[closest].statement)
+    return ClaimCheck(
+        sentence,
+        False,
+        why,
+        detail=detail,
+        node_ids=(),
+        closest_node_id=closest,
+        expected=expected,
+    )
 
 
 def _nearest_node(key: tuple[str, ...], graph: EvidenceGraph) -> str | None:
