@@ -40,7 +40,7 @@ from verity.errors import InputError
 from verity.formats import ANSWER_RESULT_FORMAT, REFUSAL
 from verity.text.aliases import AliasMatcher
 from verity.text.align import Span
-from verity.text.reader import reader_issue
+from verity.text.reader import plain_text, reader_issue
 from verity.text.segment import join_sentences, split_sentences
 from verity.text.variation import (
     FREE_PROGRESS,
@@ -290,7 +290,8 @@ def check_answer(
     if passages is None:
         raise InputError("check an answer against passages or against a graph: give one")
     prepared = [(p, free_sentences(p.text, matcher)) for p in coerce_passages(passages)]
-    claims = tuple(_check_sentence(s, prepared, matcher) for s in split_sentences(answer, matcher))
+    sentences = split_sentences(plain_text(answer), matcher)
+    claims = tuple(_check_sentence(s, prepared, matcher) for s in sentences)
     return _result(claims)
 
 
@@ -317,7 +318,7 @@ def _check_against_graph(
 
     graph = load_graph(source)
     node_ids = list(graph.nodes)
-    sentences = split_sentences(answer, graph.matcher)
+    sentences = split_sentences(plain_text(answer), graph.matcher)
     verdicts = read_sentences(sentences, node_ids, graph)
     checks = (_graph_sentence(s, v, graph) for s, v in zip(sentences, verdicts, strict=True))
     return _result(tuple(checks), graph.graph_id)

@@ -26,6 +26,7 @@ import verity
 from verity.errors import VerityError
 from verity.text.normalize import normalize
 from verity.text.numbers import NUMBER_RE, number_value, value_of_match
+from verity.text.reader import plain_text
 from verity.text.segment import split_sentences
 
 __all__ = [
@@ -108,18 +109,20 @@ def _masked_numbers(text: str, g: verity.EvidenceGraph) -> list[Any]:
 
 
 def declare(claim: Mapping[str, Any], g: verity.EvidenceGraph, index: int) -> dict[str, Any]:
-    """The full claim of a fixture claim, with entities and numbers declared."""
+    """The full claim of a fixture claim, with entities and numbers declared (read from
+    the text as a reader sees it: :func:`verity.text.reader.plain_text`)."""
     text = claim["text"]
+    plain = plain_text(text)
     cited = list(claim["cite"])
     entities = claim.get("entities")
     if entities is None:
-        entities = list(dict.fromkeys(m.entity_id for m in g.matcher.find(normalize(text))))
+        entities = list(dict.fromkeys(m.entity_id for m in g.matcher.find(normalize(plain))))
     numbers = claim.get("numbers")
     if numbers is None:
         numbers = []
         cited_numbers = [n for i in cited if i in g.nodes for n in g.nodes[i].numbers]
         allowed = sorted(g.allowed_numbers)
-        for value in _masked_numbers(text, g):
+        for value in _masked_numbers(plain, g):
             same = [n for n in cited_numbers if _same(n, value)] or [
                 n for n in allowed if _same(n, value)
             ]

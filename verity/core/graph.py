@@ -404,9 +404,14 @@ class EvidenceGraph:
             coordinable: Sequence[str] = ()
             slot_kinds: Mapping[str, str] = {}
             if node.template is not None:
-                template = (node.template, self.templates[node.template][1:])
                 coordinable = self._template_models[node.template].coordinable
                 slot_kinds = self._template_models[node.template].slot_kinds
+                patterns = self.templates[node.template]
+                # A set slot reads its members in any order (verity.text.variation), in
+                # the statement's own wording too: the canonical pattern joins the variants.
+                if "set" not in slot_kinds.values():
+                    patterns = patterns[1:]
+                template = (node.template, patterns)
             found = table[node_id] = declare(
                 node.statement,
                 self.matcher,

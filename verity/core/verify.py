@@ -31,6 +31,7 @@ from verity.errors import InputError
 from verity.formats import REFUSAL
 from verity.jsonio import loads
 from verity.text.normalize import normalize
+from verity.text.reader import plain_text
 from verity.text.segment import join_sentences
 
 __all__ = ["DUPLICATE_REPEATED", "reading_order", "verify", "verify_json", "verify_parsed"]
@@ -97,13 +98,23 @@ def _repeat_error(first: str) -> GateError:
     )
 
 
+def _as_read(claim: Claim | None) -> Claim | None:
+    """The claim with its text as a reader sees it (:func:`verity.text.reader.plain_text`):
+    every gate, and the duplicate rule, reads that one text; the verdict and the shipped
+    claim keep the text as written."""
+    if claim is None:
+        return None
+    plain = plain_text(claim.text)
+    return claim if plain == claim.text else claim.model_copy(update={"text": plain})
+
+
 def _verdict(
     parsed: ParsedClaim,
     graph: EvidenceGraph,
     gates: tuple[Gate, ...],
     seen: _Seen,
 ) -> ClaimVerdict:
-    claim = parsed.claim
+    claim = _as_read(parsed.claim)
     errors = list(parsed.errors)
     if claim is not None:
         for gate in gates:

@@ -8,6 +8,15 @@ may misread (other scripts, superscripts, fractions), markup that hides or chang
 is shown (tags, comments, character references, ``~~``, Markdown links and escapes), and
 a character the tokenizer would otherwise have to drop (private use, unassigned, a lone
 surrogate, a combining mark with no letter to sit on).
+
+:func:`plain_text` is the one place where markup is read rather than refused: Markdown
+emphasis around whole words and one list bullet at the start of a line are shown by every
+renderer as the plain words they mark, so the text is checked as those words. Every
+reader of a claim or an answer (the entity and number gates, the sentence gate, the
+duplicate rule, check-answer) gets the text through it once, where the text enters
+checking (:func:`verity.core.verify` for a claim, :func:`verity.check_answer` for an
+answer). Emphasis marks left over after it (unbalanced, inside a word, ``***``) and code
+spans are markup, refused by :func:`reader_issue`.
 """
 
 from __future__ import annotations
@@ -17,7 +26,7 @@ import unicodedata
 from functools import lru_cache
 from typing import Literal
 
-__all__ = ["ReaderIssue", "reader_issue"]
+__all__ = ["ReaderIssue", "plain_text", "reader_issue"]
 
 ReaderIssue = Literal[
     "line_break", "control_character", "foreign_digit", "markup", "dropped_character"
@@ -31,7 +40,7 @@ _STRIKE_MARKS = frozenset(
 )  # fmt: skip
 # Every alternative below starts with one of these: a position where none stands fails
 # before the alternatives are tried.
-_MARKUP_START = r"(?=[<&~\]!\\-])"
+_MARKUP_START = r"(?=[<&~\]!\\`*_#-])"
 _MARKUP = re.compile(
     _MARKUP_START
     + r"(?:</?[A-Za-z][^<>]*>"  # an HTML/XML tag (``a < b`` is no tag: a space follows ``<``)
@@ -39,8 +48,64 @@ _MARKUP = re.compile(
     r"|&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);"  # character references
     r"|~~"  # Markdown strike-through
     r"|\]\(|!\["  # Markdown links and images
-    r"|\\[\\`*_{}\[\]()#+\-.!~|<>])"  # Markdown escapes (the backslash is not shown)
+    r"|\\[\\`*_{}\[\]()#+\-.!~|<>]"  # Markdown escapes (the backslash is not shown)
+    r"|`"  # a code span (its words are shown as code, not as prose)
+    r"|(?<![^\n])\#{1,6}(?:[ \t]|$)"  # a heading at the start of a line
+    # Emphasis marks :func:`plain_text` did not read: a ``*`` next to anything but a space
+    # (unbalanced, inside a word, ``***``), an ``_`` at the edge of a word or doubled.
+    r"|\*(?!\s|$)|(?<=\S)\*"
+    r"|(?<![^\W_])_|_(?![^\W_]))"
 )
+
+
+# --- the plain text a reader sees ---------------------------------------------------------
+#
+# Two pieces of Markdown change nothing a reader takes away, and chat models write them
+# unasked, so they are read as the words they mark instead of refused:
+#
+# - emphasis (``**bold**``, ``__bold__``, ``*italics*``, ``_italics_``) around whole words:
+#   a renderer shows the same words in another weight, and so does a reader who sees the
+#   marks raw. Only the marks go, never a word: ``**not**`` reads ``not``. A pair counts
+#   when it opens before a non-space and closes after one, and neither mark touches a
+#   letter or digit outside it (``un*believ*able``, ``5*3*2`` and ``snake_case`` are no
+#   emphasis) or another mark of its kind (``***``). Pairs nest (``**_x_**``) up to
+#   :data:`_MAX_NESTING` deep. Every mark that is not so paired stays, and
+#   :func:`reader_issue` refuses it as markup: a renderer may show it as emphasis over
+#   words other than the ones checked (an unbalanced mark pairs with one further on).
+# - one list bullet at the start of a line (``- ``, ``* ``, ``• ``, ``1. ``): it marks where
+#   an item starts and says nothing. A dash bullet before a number, a currency sign or a
+#   decimal point stays (``- 5%`` reads as a minus sign), and so does a second bullet, a
+#   bullet inside a line (``A. - B.`` is a dash a reader sees) and a list number longer
+#   than three digits (the segmenter's list-number rule). Claims refuse line breaks, so a
+#   claim has at most one bullet, at its start; an answer may have one per line.
+#
+# Strike-through, links, images, code spans, headings, HTML and escapes stay refused: they
+# hide words, show other words or show words as something other than prose.
+_BULLET = re.compile(r"(?m)^[ \t]*(?:[*•]|-(?![ \t]*[-+$€£¥.0-9])|[0-9]{1,3}\.)[ \t]+")
+# A mark after a backslash is escaped (shown as is): it opens and closes nothing.
+_STAR_EMPHASIS = re.compile(
+    r"(?<![^\W_]|[*\\])(\*\*|\*)(?=[^\s*])([^\n]+?)(?<=[^\s*\\])\1(?![^\W_]|\*)"
+)
+_LINE_EMPHASIS = re.compile(r"(?<![\w\\])(__|_)(?=[^\s_])([^\n]+?)(?<=[^\s_\\])\1(?!\w)")
+_MAX_NESTING = 3
+
+
+def plain_text(text: str) -> str:
+    """``text`` as a reader sees it rendered: emphasis marks around whole words and one
+    list bullet at the start of each line removed, every word kept.
+
+    Apply it once, where a text enters checking (a second pass would read a second
+    bullet); :func:`reader_issue` then refuses any markup it left.
+    """
+    out = _BULLET.sub("", text)
+    for _ in range(_MAX_NESTING):
+        if "*" not in out and "_" not in out:
+            break
+        before = out
+        out = _LINE_EMPHASIS.sub(r"\2", _STAR_EMPHASIS.sub(r"\2", out))
+        if out == before:
+            break
+    return out
 
 
 @lru_cache(maxsize=65536)

@@ -53,7 +53,7 @@ from verity.text.aliases import AliasMatcher
 from verity.text.align import POLARITY_MARKERS
 from verity.text.kinds import SCOPE_KINDS
 from verity.text.normalize import normalize
-from verity.text.reader import reader_issue
+from verity.text.reader import plain_text, reader_issue
 from verity.text.segment import split_sentences
 from verity.text.tokens import NUMBER_PATTERN, WORD_PATTERN, _number_token
 
@@ -384,19 +384,102 @@ class _Run:
 
 @dataclass(frozen=True, slots=True)
 class _Alt:
-    options: tuple[tuple[_Run | _Alt, ...], ...]
+    options: tuple[tuple[_Run | _Alt | _Set, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Set:
+    """The members of a set slot's value, each as tokens: matched in any order."""
+
+    members: tuple[tuple[str, ...], ...]
+
+
+_Piece = _Run | _Alt | _Set
 
 
 def _piece_tokens(text: str, matcher: AliasMatcher | None) -> tuple[str, ...]:
     return _scan(text, matcher).tokens
 
 
+# --- the second universal equivalence: the order of a set ------------------------------------
+#
+# A slot of kind ``set`` (``TemplateModel.slot_kinds``) holds the members of one set written
+# as a list, such as the cards of a plan: ``A, B and C``. A set has no order, so the list
+# states the same fact in any order of its members, with or without the serial comma
+# (``B, A, and C``): a reader takes away which members there are, and each is named once.
+# Nothing else changes: every member is named exactly once (none dropped, repeated or
+# added), the list keeps its shape (``,`` between members, ``and`` or ``, and`` before the
+# last) and the words around it are the pattern's. A value is read as a list only when it
+# reads one way: members split at ``,`` and one final ``and``, none empty, none holding
+# ``and``, no two alike; otherwise (and for a member name with ``and`` inside that is no
+# entity) it matches in its declared order only. Up to :data:`_MAX_SET` members are
+# matched in any order: the matcher walks (position, members used) states, at most
+# positions x 2**members, so the bound keeps a match cheap whatever the names; a longer
+# list matches in its declared order only (no plan of the card catalogue holds more).
+_MAX_SET = 8
+
+
+def _set_members(tokens: tuple[str, ...]) -> tuple[tuple[str, ...], ...] | None:
+    """The members of a list ``A``, ``A and B`` or ``A, B[,] and C``; None when the tokens
+    are not such a list read one way (see above)."""
+    pieces: list[tuple[str, ...]] = [()]
+    for token in tokens:
+        if token == ",":
+            pieces.append(())
+        else:
+            pieces[-1] = (*pieces[-1], token)
+    last = pieces.pop()
+    if len(pieces) >= 1 and last[:1] == ("and",) and "and" not in last[1:]:
+        members = [*pieces, last[1:]]  # the serial comma: ``A, B, and C``
+    elif last.count("and") == 1:
+        cut = last.index("and")
+        members = [*pieces, last[:cut], last[cut + 1 :]]
+    else:
+        return None
+    if any(not m or "and" in m for m in members) or len(set(members)) != len(members):
+        return None
+    return tuple(members)
+
+
+def _set_ends(
+    members: tuple[tuple[str, ...], ...], key: tuple[str, ...], starts: Iterable[int]
+) -> set[int]:
+    """Every position of ``key`` where a list of exactly ``members``, in any order, can end
+    having started at one of ``starts``."""
+    count = len(members)
+    states = {(p, 0) for p in starts}
+    for step in range(count):
+        if step == 0:
+            separators: tuple[tuple[str, ...], ...] = ((),)
+        elif step < count - 1:
+            separators = ((",",),)
+        else:
+            separators = (("and",), (",", "and")) if count > 2 else (("and",),)
+        after: set[tuple[int, int]] = set()
+        for pos, used in states:
+            for sep in separators:
+                at = pos + len(sep)
+                if key[pos:at] != sep:
+                    continue
+                for n, member in enumerate(members):
+                    if not used >> n & 1 and key[at : at + len(member)] == member:
+                        after.add((at + len(member), used | 1 << n))
+        states = after
+        if not states:
+            break
+    return {pos for pos, _ in states}
+
+
 def _compile(
-    parts: Sequence[_Part], slots: Mapping[str, str], matcher: AliasMatcher | None
-) -> tuple[_Run | _Alt, ...]:
+    parts: Sequence[_Part],
+    slots: Mapping[str, str],
+    matcher: AliasMatcher | None,
+    sets: frozenset[str] = frozenset(),
+) -> tuple[_Piece, ...]:
     """A pattern with its slots filled, as runs of tokens and alternatives (each piece of
-    literal text and each slot value tokenized on its own)."""
-    out: list[_Run | _Alt] = []
+    literal text and each slot value tokenized on its own); a slot named in ``sets`` whose
+    value reads as a list becomes a :class:`_Set` (its members in any order)."""
+    out: list[_Piece] = []
     pending: list[str] = []
 
     def flush() -> None:
@@ -408,10 +491,16 @@ def _compile(
         if isinstance(part, str):
             pending.extend(_piece_tokens(part, matcher))
         elif isinstance(part, _Slot):
-            pending.extend(_piece_tokens(slots[part.name], matcher))
+            tokens = _piece_tokens(slots[part.name], matcher)
+            members = _set_members(tokens) if part.name in sets else None
+            if members is None or not 1 < len(members) <= _MAX_SET:
+                pending.extend(tokens)
+            else:
+                flush()
+                out.append(_Set(members))
         else:
             flush()
-            options = [_compile(o, slots, matcher) for o in part.options]
+            options = [_compile(o, slots, matcher, sets) for o in part.options]
             if part.optional:
                 options.append(())
             out.append(_Alt(tuple(options)))
@@ -419,7 +508,7 @@ def _compile(
     return tuple(out)
 
 
-def _ends(parts: Sequence[_Run | _Alt], key: tuple[str, ...], starts: frozenset[int]) -> set[int]:
+def _ends(parts: Sequence[_Piece], key: tuple[str, ...], starts: frozenset[int]) -> set[int]:
     """Every position of ``key`` where ``parts`` can end, having started at one of ``starts``."""
     here: set[int] = set(starts)
     for part in parts:
@@ -428,6 +517,8 @@ def _ends(parts: Sequence[_Run | _Alt], key: tuple[str, ...], starts: frozenset[
         if isinstance(part, _Run):
             size = len(part.tokens)
             here = {p + size for p in here if key[p : p + size] == part.tokens}
+        elif isinstance(part, _Set):
+            here = _set_ends(part.members, key, here)
         else:
             frozen = frozenset(here)
             here = set().union(*(_ends(option, key, frozen) for option in part.options))
@@ -438,7 +529,7 @@ def _ends(parts: Sequence[_Run | _Alt], key: tuple[str, ...], starts: frozenset[
 class _Compiled:
     """One template pattern with a node's slots filled in, ready to match token keys."""
 
-    parts: tuple[_Run | _Alt, ...]
+    parts: tuple[_Piece, ...]
 
     def matches(self, key: tuple[str, ...]) -> bool:
         # The key has no closing full stop; the pattern may end with one.
@@ -563,8 +654,8 @@ def compile_canonical(
     return _key(tuple(t for part in parts for t in _run_tokens(part)))
 
 
-def _run_tokens(part: _Run | _Alt) -> tuple[str, ...]:
-    if isinstance(part, _Alt):  # pragma: no cover - a plain pattern has no alternatives
+def _run_tokens(part: _Piece) -> tuple[str, ...]:
+    if not isinstance(part, _Run):  # pragma: no cover - a plain pattern has no alternatives
         raise PatternError("a plain pattern has no alternatives")
     return part.tokens
 
@@ -597,7 +688,8 @@ def declare(
     variants: tuple[_Compiled, ...] = ()
     kinds = dict(slot_kinds or {})
     if template is not None and slots is not None:
-        variants = tuple(_Compiled(_compile(p.parts, slots, matcher)) for p in template[1])
+        sets = frozenset(n for n, kind in (slot_kinds or {}).items() if kind == "set")
+        variants = tuple(_Compiled(_compile(p.parts, slots, matcher, sets)) for p in template[1])
     return Declared(
         keys=frozenset(texts),
         texts=texts,
@@ -1338,7 +1430,9 @@ def is_supported(claim: str, passage: str, matcher: AliasMatcher | None = None) 
     ``claim`` equals, after the universal equivalences (contractions, case, number
     formats), a run of whole coordinate clauses of one sentence of ``passage`` (split at
     ``;`` and ``, and``); nothing inside is deleted, no dropped clause holds a polarity or
-    condition marker, and text a reader sees differently is refused."""
+    condition marker, and text a reader sees differently is refused (emphasis and a list
+    bullet are read as the plain words: :func:`verity.text.reader.plain_text`)."""
+    claim = plain_text(claim)
     if reader_issue(claim) is not None:
         return False
     prepared = free_sentences(passage, matcher)

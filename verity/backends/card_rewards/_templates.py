@@ -48,12 +48,31 @@ def _plan(phrases: str) -> tuple[str, list[str]]:
     )
 
 
+# A value pair may stand in parentheses (``at 5% (ahead of Y at 3%)``, ``(at 5%, against
+# Y's 3%)``). Not a universal equivalence: a parenthesis right after a noun can read as
+# said of that noun alone (``holding A, B and C (earning $X ...)`` may read as C earning
+# $X, so the plans declare no such form), and after a list member it reads as an
+# apposition (``A (B and C)``). So a template declares the parenthesized forms whose
+# parenthesis can only attach to the winner's rate or to the whole win: the winners'
+# runner-up and tie. A parenthesis holding any other words is refused.
 _RUNNER = (
     "[(, ahead of|, beating|, over|, followed by| ahead of) {runner} (at|with) {runner_rate}"
     "|, while {runner} (earns|gets|offers) {runner_rate}"
-    "|, with {runner} second at {runner_rate}]"
+    "|, with {runner} second at {runner_rate}"
+    "| \\((ahead of|followed by) {runner} (at|with) {runner_rate}\\)]"
 )
-_TIE = ", (tied with|level with|tying with|tying) {runner} (at|with) {runner_rate}"
+_TIE = (
+    "(, (tied with|level with|tying with|tying) {runner} (at|with) {runner_rate}"
+    "| \\((tied with|level with) {runner} (at|with) {runner_rate}\\))"
+)
+#: The winner's rate and the runner's in one parenthesis, for the ``winner_ahead`` and
+#: ``winner_tied`` templates.
+_AHEAD_PAIR = (
+    "\\(((at|with) |){rate}(, ahead of {runner} (at|with) {runner_rate}"
+    "|(,|) against {runner}'s {runner_rate}"
+    "| (vs\\.|versus|against) {runner_rate} for {runner})\\)"
+)
+_TIED_PAIR = "\\(((at|with) |){rate}, (tied with|level with) {runner} (at|with) {runner_rate}\\)"
 _WHERE = {
     "": "",
     "within": " (within|under|inside) its cap",
@@ -165,7 +184,7 @@ def _winner_only() -> tuple[str, list[str]]:
     )
 
 
-def _winner(tail: str, canonical_tail: str) -> tuple[str, list[str]]:
+def _winner(tail: str, canonical_tail: str, pair: str) -> tuple[str, list[str]]:
     return (
         "{card} wins {category} at {rate}" + canonical_tail + ".",
         [
@@ -173,6 +192,8 @@ def _winner(tail: str, canonical_tail: str) -> tuple[str, list[str]]:
             f"{_FOR} {{category}}, {{card}} {_WIN} {_AT} {{rate}}{tail}.",
             f"{{card}} is the {_BEST} card (for|in|on) {{category}} {_AT} {{rate}}{tail}.",
             f"The {_BEST} card (for|in|on) {{category}} is {{card}} {_AT} {{rate}}{tail}.",
+            f"{{card}} {_WIN} {{category}} {pair}.",
+            f"{_FOR} {{category}}, {{card}} {_WIN} {pair}.",
         ],
     )
 
@@ -278,8 +299,8 @@ TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
     "spend": _spend(),
     "point_value": _point_value(),
     "winner_only": _winner_only(),
-    "winner_ahead": _winner(_RUNNER, ", ahead of {runner} at {runner_rate}"),
-    "winner_tied": _winner(_TIE, ", tied with {runner} at {runner_rate}"),
+    "winner_ahead": _winner(_RUNNER, ", ahead of {runner} at {runner_rate}", _AHEAD_PAIR),
+    "winner_tied": _winner(_TIE, ", tied with {runner} at {runner_rate}", _TIED_PAIR),
     "segment": _segment(""),
     "segment_within": _segment("within"),
     "segment_above": _segment("above"),
