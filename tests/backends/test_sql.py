@@ -374,9 +374,12 @@ def test_run_error(
     case: dict[str, Any], sample_db: Path, sample_fingerprint: tuple[Any, ...]
 ) -> None:
     spec = dict(RUN_ERRORS["base_spec"], queries=case["queries"])
+    if "entities" in case:  # a case on the kinds' declared forms
+        spec["entities"] = case["entities"]
     with pytest.raises(SqlBackendError) as caught:
         graph_from_url(sqlite_url(sample_db), spec)
-    assert (caught.value.code, caught.value.query) == (case["code"], case["queries"][0]["name"])
+    query = case.get("query", case["queries"][0]["name"])  # a kind's form names no query
+    assert (caught.value.code, caught.value.query) == (case["code"], query)
     assert case["message"] in str(caught.value)
     assert "\n" not in str(caught.value)
     connection = sqlite3.connect(sample_db)
