@@ -324,8 +324,10 @@ def test_graph_result_format() -> None:
         "node_ids": ["total_revenue_q1"],
         "closest_node_id": None,
         "detail": "",
+        "expected": "",
     }
     assert removed["reason"] == "required_span_dropped" and removed["node_ids"] == []
+    assert removed["expected"] == "Total revenue in q1 was $982,289.02."
     assert removed["closest_node_id"] == "total_revenue_q1" and removed["detail"] == "drops 'in q1'"
 
 

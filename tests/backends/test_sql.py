@@ -248,8 +248,19 @@ def test_sample_graph_reloads_identically(sample_graph: EvidenceGraph) -> None:
 def test_sample_entities(sample_graph: EvidenceGraph) -> None:
     kinds = Counter(e.kind for e in sample_graph.model.entities)
     assert dict(kinds) == {"region": 5, "product": 6, "period": 4}
-    assert sample_graph.entities["gulf_coast"].aliases == ["Gulf Coast"]
-    assert sample_graph.entities["midwest"].aliases == []  # the name only repeats the id
+    # the column value, then the kind's declared forms (``EntityKind.forms``)
+    assert sample_graph.entities["gulf_coast"].aliases == [
+        "Gulf Coast",
+        "Gulf Coast region",
+        "the Gulf Coast",
+        "the Gulf Coast region",
+    ]
+    # the value only repeats the id: the forms alone
+    assert sample_graph.entities["midwest"].aliases == [
+        "Midwest region",
+        "the Midwest",
+        "the Midwest region",
+    ]
 
 
 def test_every_statement_verifies_as_its_own_claim(sample_graph: EvidenceGraph) -> None:
@@ -374,9 +385,12 @@ def test_run_error(
     case: dict[str, Any], sample_db: Path, sample_fingerprint: tuple[Any, ...]
 ) -> None:
     spec = dict(RUN_ERRORS["base_spec"], queries=case["queries"])
+    if "entities" in case:  # a case on the kinds' declared forms
+        spec["entities"] = case["entities"]
     with pytest.raises(SqlBackendError) as caught:
         graph_from_url(sqlite_url(sample_db), spec)
-    assert (caught.value.code, caught.value.query) == (case["code"], case["queries"][0]["name"])
+    query = case.get("query", case["queries"][0]["name"])  # a kind's form names no query
+    assert (caught.value.code, caught.value.query) == (case["code"], query)
     assert case["message"] in str(caught.value)
     assert "\n" not in str(caught.value)
     connection = sqlite3.connect(sample_db)

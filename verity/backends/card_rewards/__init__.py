@@ -28,6 +28,7 @@ from verity.backends.card_rewards._graph import (
     CATEGORY_ALIASES,
     MAX_THRESHOLD_SPEND,
     build_graph,
+    card_forms,
     graph_json,
 )
 from verity.backends.card_rewards._model import (
@@ -61,6 +62,7 @@ __all__ = [
     "SolveError",
     "allocate",
     "build_graph",
+    "card_forms",
     "card_limit",
     "eligible_cards",
     "graph_file_name",

@@ -92,6 +92,7 @@ __all__ = [
     "SALIENCE",
     "SALIENCE_DECAY",
     "build_graph",
+    "card_forms",
     "graph_json",
 ]
 
@@ -99,11 +100,20 @@ DOMAIN = "card_rewards"
 #: Thresholds beyond this annual spend in one category are not reported.
 MAX_THRESHOLD_SPEND = Decimal(250_000)
 
+#: The other forms of each category, declared once per category (every template reads
+#: them): the singular and plural of a plural noun and the adjective a writer puts before
+#: ``spending`` (``grocery spending``, ``restaurant spend``). Each form stands for the
+#: category alone: none swallows a spending word, because the templates read a category
+#: followed by an optional spending word themselves (``_templates._CATEGORY``) and the
+#: spend assumption needs that word to say that its amount is the spend. A form that is
+#: only part of a category (``flights``, ``hotels``), another group (``others``) or a word
+#: a card's name starts with (``travel`` is the category, never ``Travel Select``) is not
+#: one (tests/fixtures/forms/).
 CATEGORY_ALIASES: Mapping[str, tuple[str, ...]] = {
-    "dining": ("restaurants", "eating out"),
-    "groceries": ("supermarkets", "grocery stores"),
+    "dining": ("restaurants", "restaurant", "eating out", "dining out"),
+    "groceries": ("grocery", "supermarkets", "supermarket", "grocery stores", "grocery store"),
     "travel": ("flights and hotels", "trips"),
-    "gas": ("gas stations", "fuel"),
+    "gas": ("gas stations", "gas station", "fuel", "gasoline"),
     "online": ("online shopping", "e-commerce"),
     "other_spend": ("other spending", "everything else"),
 }
@@ -706,13 +716,21 @@ def _other_forms(name: str, forms: Sequence[str]) -> list[str]:
     return [f for f in forms if alias_key(f) != alias_key(name)]
 
 
+def card_forms(card: Card) -> list[str]:
+    """Every form of a card, declared once for every template: its name and catalog
+    aliases, each also as ``<form> card`` and ``the <form> card`` (``the Grocery Max card
+    wins groceries``), which name the card and nothing else."""
+    names = list(dict.fromkeys((card.name, *card.aliases)))
+    return [f for name in names for f in (name, f"{name} card", f"the {name} card")]
+
+
 def _add_entities(builder: GraphBuilder, card_ids: Sequence[str], catalog: Catalog) -> None:
     """The cards the graph names (catalog order), then the six categories, each with its
-    display name."""
+    display name and its other forms (:func:`card_forms`, :data:`CATEGORY_ALIASES`)."""
     for card in catalog.cards:
         if card.id in card_ids:
             builder.entity(
-                card.id, "card", name=card.name, aliases=_other_forms(card.name, card.aliases)
+                card.id, "card", name=card.name, aliases=_other_forms(card.name, card_forms(card))
             )
     for category in CATEGORIES:
         name = CATEGORY_NAMES[category]

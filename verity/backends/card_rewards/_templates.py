@@ -84,6 +84,13 @@ _WORTH = (
 )
 _GETS = "(gets|takes|handles|covers|receives|is used for)"
 _SPEND = "[ (spend|spending|purchases)]"
+#: A category where a template states what a card does with its spending (wins it, gets
+#: an amount of it, caps it): ``groceries`` and ``grocery spending`` say one thing there.
+#: Stated here once and put in place of every ``{category}`` of those templates
+#: (:func:`_with_spending`); the entity forms stand for the category alone, so the spend
+#: assumption keeps its own spending word (``grocery spending is $X a year``: the amount
+#: is the spend, never a reward) and the thresholds keep :data:`_SPEND_ON`.
+_CATEGORY = "{category}" + _SPEND
 _NEXT = (
     "(goes to|moves to|flows to|shifts to|is placed on|is put on|falls to) {target} "
     "(at|earning) {rate}"
@@ -279,8 +286,25 @@ SLOT_KINDS: Mapping[str, Mapping[str, str]] = {
     "threshold_swap_down": {"category": "group", "level": "condition"},
 }
 
-#: Template id -> (canonical pattern, variants), in the order graphs list them.
-TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
+
+def _with_spending(template: tuple[str, list[str]]) -> tuple[str, list[str]]:
+    """A template whose variants read every ``{category}`` as :data:`_CATEGORY` (the
+    canonical, which renders the statement, is kept as it is)."""
+    canonical, variants = template
+    return canonical, [
+        v.replace(_CATEGORY, "{category}").replace("{category}", _CATEGORY) for v in variants
+    ]
+
+
+#: The templates whose category may be followed by a spending word (:data:`_CATEGORY`).
+_SPENDING_WORD = (
+    "winner_only", "winner_ahead", "winner_tied", "segment", "segment_within", "segment_above",
+    "cap_hit",
+)  # fmt: skip
+
+
+#: Template id -> (canonical pattern, variants), before :func:`_with_spending`.
+_TABLE: Mapping[str, tuple[str, list[str]]] = {
     "plan_max_value": _plan(
         "(The best plan|The optimal plan|The recommended plan|The best card plan|The plan"
         "|The chosen plan|The best combination of cards)"
@@ -321,6 +345,13 @@ TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
     "threshold_swap_up": _threshold("swap", up=True),
     "threshold_drop": _threshold("drop", up=False),
     "threshold_swap_down": _threshold("swap", up=False),
+}
+
+
+#: Template id -> (canonical pattern, variants), in the order graphs list them.
+TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
+    tid: _with_spending(template) if tid in _SPENDING_WORD else template
+    for tid, template in _TABLE.items()
 }
 
 

@@ -209,6 +209,8 @@ class _Entity:
     aliases: dict[str, str] = field(default_factory=dict)  # alias -> first query giving it
     #: Forms the value itself gives (a date's ISO form): they may hold numbers.
     own_forms: set[str] = field(default_factory=set)
+    #: Forms the spec's entity kind declares for the value (``EntityKind.forms``).
+    declared_forms: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -392,6 +394,10 @@ class SqlGraph:
             entity_id = self._entity_id(query, column, value, where)
             self.by_value[key] = entity_id
             self.entities[entity_id] = _Entity(entity_id, column.kind, value.text)
+            for declared in self.spec.kind(column.kind).forms.get(value.text, ()):
+                form = " ".join(declared.split())
+                self.entities[entity_id].aliases.setdefault(form, query.name)
+                self.entities[entity_id].declared_forms.add(form)
         entity = self.entities[entity_id]
         self._name(entity, query, column, row, value, label)
         for form in value.forms:
@@ -859,21 +865,32 @@ def _check_name(entity: _Entity, name: str, owners: Mapping[str, str]) -> None:
 _CODE = re.compile(r"(?=[A-Z]*[0-9][A-Z]*$)(?=[0-9]*[A-Z])[0-9A-Z]{2,4}")
 
 
-def _check_alias(alias: str, key: str, entity: _Entity, owners: Mapping[str, str]) -> None:
-    query = entity.aliases[alias]
-    problem = ""
+def _alias_problem(alias: str, key: str, entity: _Entity, owners: Mapping[str, str]) -> str:
+    """What is wrong with an alias or a declared form of ``entity`` ('' when nothing)."""
     if key in POLARITY_MARKERS:
-        problem = "is a polarity marker"
-    elif find_numbers(key) and alias not in entity.own_forms and not _CODE.fullmatch(alias):
-        problem = "holds a number"
-    elif key in owners and owners[key] != entity.id:
-        problem = f"collides with entity {owners[key]!r}"
-    if problem:
+        return "is a polarity marker"
+    if find_numbers(key) and alias not in entity.own_forms and not _CODE.fullmatch(alias):
+        return "holds a number"
+    if key in owners and owners[key] != entity.id:
+        return f"collides with entity {owners[key]!r}"
+    return ""
+
+
+def _check_alias(alias: str, key: str, entity: _Entity, owners: Mapping[str, str]) -> None:
+    problem = _alias_problem(alias, key, entity, owners)
+    if not problem:
+        return
+    if alias in entity.declared_forms:  # the kind's forms: the error names the kind
         raise SqlBackendError(
-            f"query {query!r}: alias {alias!r} of entity {entity.id!r} {problem}",
+            f"entity kind {entity.kind!r}: the form {alias!r} of {entity.value!r} {problem}",
             code="entity",
-            query=query,
         )
+    query = entity.aliases[alias]
+    raise SqlBackendError(
+        f"query {query!r}: alias {alias!r} of entity {entity.id!r} {problem}",
+        code="entity",
+        query=query,
+    )
 
 
 def _check_statement(

@@ -38,6 +38,7 @@ from verity.core.models import Rule, SlotKind
 from verity.errors import InputError
 from verity.formats import SPEC_FORMAT
 from verity.jsonio import loads, read_json
+from verity.text.aliases import alias_key
 from verity.text.variation import PatternError, parse_pattern
 
 __all__ = [
@@ -270,12 +271,42 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+#: One surface form of an entity: a line of visible text.
+Form = Annotated[
+    str, StringConstraints(min_length=1, max_length=200, pattern=r"^[^\n\r]*\S[^\n\r]*$")
+]
+
+
 class EntityKind(_Model):
-    """An entity kind: ids are ``id_prefix`` plus the slug of the column value."""
+    """An entity kind: ids are ``id_prefix`` plus the slug of the column value.
+
+    ``forms`` declares, once per entity, the other names a reader takes for it, keyed by
+    the entity's column value (``{"EWR": ["Newark", "Newark Liberty International"]}``):
+    every query that names the entity accepts them, as it accepts an alias column's
+    values. A form names one entity only (two values of the kind may not share one, and
+    the graph refuses a form that is another entity's name or alias). A value no query
+    gives adds nothing (which entities a graph names depends on the data); a mistyped key
+    can only leave forms unaccepted, never accept one. An alias column does the same per
+    query, from the database.
+    """
 
     kind: Snake
     id_prefix: IdPrefix = ""
     description: str = ""
+    forms: dict[Form, list[Form]] = Field(default_factory=dict)
+
+    @field_validator("forms")
+    @classmethod
+    def _forms_name_one_entity(cls, forms: dict[str, list[str]]) -> dict[str, list[str]]:
+        owner: dict[str, str] = {}
+        for value, names in forms.items():
+            for name in (value, *names):
+                key = alias_key(name)
+                if owner.setdefault(key, value) != value:
+                    raise ValueError(
+                        f"the form {name!r} of {value!r} is also a form of {owner[key]!r}"
+                    )
+        return forms
 
 
 class EntityColumn(_Model):
