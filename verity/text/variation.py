@@ -1245,6 +1245,11 @@ def _in_context(
     if whole:
         return SentenceVerdict((whole,), "supported", parts=(key,))
     by_id = dict(cited)
+    for subset in _subsets(carried):  # a coordination read in a carried scope
+        for reading in _scoped(key, subset, matcher):
+            aggregated, _ = _aggregate(reading, cited, matcher)
+            if aggregated is not None and all(_in_scope(f, subset, by_id) for f in aggregated[0]):
+                return SentenceVerdict(aggregated[0], "supported", parts=aggregated[1])
     joins = _joins(key, bare_and=True)
     if not joins or len(joins) > _MAX_JOINS:
         return None
