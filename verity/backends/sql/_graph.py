@@ -50,6 +50,7 @@ from verity.backends.sql.spec import (
     superlative,
     template_fields,
 )
+from verity.core._declarations import name_problem
 from verity.core.builder import GraphBuilder, format_number, to_decimal
 from verity.core.graph import EvidenceGraph, entity_scan
 from verity.errors import GraphError
@@ -839,7 +840,7 @@ def _check_order(
 
 def _check_name(entity: _Entity, name: str, owners: Mapping[str, str]) -> None:
     key = alias_key(name)
-    problem = ""
+    problem = name_problem(name) or ""
     if key in POLARITY_MARKERS:
         problem = "is a polarity marker"
     elif key in owners and owners[key] != entity.id:
@@ -861,7 +862,7 @@ _CODE = re.compile(r"(?=[A-Z]*[0-9][A-Z]*$)(?=[0-9]*[A-Z])[0-9A-Z]{2,4}")
 
 def _check_alias(alias: str, key: str, entity: _Entity, owners: Mapping[str, str]) -> None:
     query = entity.aliases[alias]
-    problem = ""
+    problem = name_problem(alias) or ""
     if key in POLARITY_MARKERS:
         problem = "is a polarity marker"
     elif find_numbers(key) and alias not in entity.own_forms and not _CODE.fullmatch(alias):

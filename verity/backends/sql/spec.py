@@ -33,12 +33,18 @@ from pydantic import (
     model_validator,
 )
 
+from verity.core._declarations import (
+    coordinable_message,
+    coordinable_problem,
+    percent_of,
+    variant_problem,
+)
 from verity.core.builder import DEFAULT_DECIMALS
 from verity.core.models import Rule, SlotKind
 from verity.errors import InputError
 from verity.formats import SPEC_FORMAT
 from verity.jsonio import loads, read_json
-from verity.text.variation import PatternError, parse_pattern
+from verity.text.variation import Pattern, PatternError, parse_pattern, sentence_key
 
 __all__ = [
     "LEFT_OUT_TYPE",
@@ -464,20 +470,25 @@ class QuerySpec(_Model):
                         f"{kind} template {part!r} is not a part of statement_template"
                     )
         fields = set(template_fields(self.statement_template))
+        canonical = parse_pattern(self.canonical_pattern())
         for variant in self.statement_variants:
             try:
-                slots = parse_pattern(variant).slots
+                pattern = parse_pattern(variant)
             except PatternError as exc:
                 raise ValueError(f"statement variant: {exc}") from None
-            unknown = sorted(slots - fields)
+            unknown = sorted(pattern.slots - fields)
             if unknown:
                 raise ValueError(
                     f"statement variant {variant[:80]!r} uses {{{unknown[0]}}}, which "
                     "statement_template does not"
                 )
+            problem = variant_problem(canonical, pattern)
+            if problem is not None:
+                raise ValueError(f"query {self.name!r}: {problem}")
         unknown = sorted(set(self.coordinable) - fields)
         if unknown:
             raise ValueError(f"coordinable field {unknown[0]!r} is not in statement_template")
+        self._check_coordinable(canonical)
         unknown = sorted(set(self.slot_kinds) - fields)
         if unknown:
             raise ValueError(f"slot_kinds field {unknown[0]!r} is not in statement_template")
@@ -485,6 +496,21 @@ class QuerySpec(_Model):
         self._check_ranking()
         self._check_cut()
         return self
+
+    def _check_coordinable(self, canonical: Pattern) -> None:
+        """No coordinable field on a statement of a share or a total of one whole (its
+        words, or a percentage number followed by ``of``)."""
+        if not self.coordinable:
+            return
+        problem = coordinable_problem(canonical, tuple(self.coordinable))
+        if problem is None:
+            percents = {n.field for n in self.numbers if n.format == "percent"}
+            names = template_fields(self.statement_template)
+            sample = {f: "12.5%" if f in percents else "x" for f in names}
+            if percent_of(sentence_key(self.statement_template.format_map(sample))):
+                problem = coordinable_message(self.coordinable[0], "a percentage of a whole")
+        if problem is not None:
+            raise ValueError(f"query {self.name!r} {problem}")
 
     def _check_nulls(self) -> None:
         used = set(self.referenced_columns())
