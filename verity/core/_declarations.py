@@ -13,7 +13,7 @@ that a spec is refused before its query runs.
 2. ``coordinable`` is refused on a template whose statement is a share or a total of one
    whole (:data:`SHARE_WORDS`, :data:`SHARE_PHRASES`, a percentage followed by ``of``).
 3. A display name or alias that reads as a quantifier phrase is refused
-   (:data:`NAME_WORDS`).
+   (:data:`NAME_WORDS` anywhere in it, :data:`NAME_ALONE` as all of it).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from itertools import pairwise
 from verity.text.variation import Pattern, sentence_key
 
 __all__ = [
+    "NAME_ALONE",
     "NAME_WORDS",
     "SHARE_PHRASES",
     "SHARE_WORDS",
@@ -177,8 +178,17 @@ SHARE_PHRASES: tuple[tuple[str, ...], ...] = (
 
 
 def percent_of(tokens: Sequence[str]) -> bool:
-    """True when the tokens of a statement hold a percentage followed by ``of``."""
-    return any(a.startswith("<") and a.endswith("%>") and b == "of" for a, b in pairwise(tokens))
+    """True when the tokens of a statement hold a percentage followed by ``of`` (``18.1%
+    of``, ``18.1 percent of``, ``5 per cent of``)."""
+    key = tuple(tokens)
+    if any(a.startswith("<") and a.endswith("%>") and b == "of" for a, b in pairwise(key)):
+        return True
+    return any(_holds(key, p) for p in (("percent", "of"), ("per", "cent", "of")))
+
+
+def _holds(key: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
+    n = len(phrase)
+    return any(key[i : i + n] == phrase for i in range(len(key) - n + 1))
 
 
 @cache
@@ -191,14 +201,7 @@ def coordinable_problem(canonical: Pattern, coordinable: tuple[str, ...]) -> str
     found = sorted(words_of(canonical.literals()) & SHARE_WORDS)
     if not found:
         keys = [sentence_key(text) for text in canonical.literals()]
-        for key in keys:
-            for phrase in SHARE_PHRASES:
-                n = len(phrase)
-                if any(key[i : i + n] == phrase for i in range(len(key) - n + 1)):
-                    found = [" ".join(phrase)]
-                    break
-            if found:
-                break
+        found = [" ".join(p) for p in SHARE_PHRASES if any(_holds(k, p) for k in keys)]
     if not found:
         return None
     return coordinable_message(coordinable[0], repr(found[0]))
@@ -214,27 +217,39 @@ def coordinable_message(slot: str, why: str) -> str:
 
 # --- 3. names --------------------------------------------------------------------------------
 #
-# A display name or alias is read as English by a reader, whatever it names: after "X wins
-# dining", a category named "everything else" reads as every category but dining, "the
-# rest" as what a claim has not named, "all other" and "any" as a set. A name holding a word
-# of a quantifier phrase is refused; the graph's author renames it ("general purchases").
-NAME_WORDS: frozenset[str] = (
-    WIDENING["universal"]
-    | WIDENING["complement"]
-    | frozenset({"no", "none", "nothing", "nobody", "neither", "total", "overall", "combined"})
-    | frozenset({"misc", "miscellaneous"})
-)
+# A display name or alias is read as English by a reader, whatever it names. Some words take
+# their set from the sentence around them: after "X wins dining", a category named
+# "everything else" reads as every category but dining, "the rest" or "all other" as what
+# the claim has not named, "None" as no member. A name holding one of NAME_WORDS is refused
+# (complements, negative quantifiers, quantifier pronouns). A universal determiner before a
+# noun fixes its own set ("all crates shipped", "All Regions": the crates, the regions),
+# so it is refused only in a name made of nothing else (NAME_ALONE: "All", "any", "each").
+# "total", "overall", "combined" name the sum they label and stay allowed ("total" is a
+# common name of a sum constraint). The graph's author renames ("general purchases").
+NAME_WORDS: frozenset[str] = WIDENING["complement"] | frozenset({
+    "misc", "miscellaneous", "no", "none", "nothing", "nobody", "neither", "everything",
+    "everyone", "everybody", "everywhere", "anything", "anyone", "anybody", "anywhere",
+    "whatever", "whichever", "whenever", "wherever",
+})  # fmt: skip
+#: Words refused in a name made of them alone ("the" and "of" join them: "the whole").
+NAME_ALONE: frozenset[str] = frozenset({
+    "all", "every", "each", "any", "both", "either", "whole", "entire",
+})  # fmt: skip
+_JOINING = frozenset({"the", "of"})
 
 
 def name_problem(name: str) -> str | None:
     """What is wrong with ``name`` as an entity's display name or alias: the words of it
     that read as a quantifier phrase, or None."""
-    found = sorted(words_of([name]) & NAME_WORDS)
+    words = words_of([name])
+    found = sorted(words & NAME_WORDS)
+    if not found and words - _JOINING and words <= NAME_ALONE | _JOINING:
+        found = sorted(words - _JOINING)
     if not found:
         return None
-    words = ", ".join(repr(w) for w in found)
+    listed = ", ".join(repr(w) for w in found)
     return (
-        f"reads as a quantifier phrase ({words}); give the entity a name that does not "
+        f"reads as a quantifier phrase ({listed}); give the entity a name that does not "
         "(in a graph, its name and aliases; from SQL, in the query, e.g. CASE WHEN ... "
         "THEN 'general purchases' ... END)"
     )

@@ -840,11 +840,13 @@ def _check_order(
 
 def _check_name(entity: _Entity, name: str, owners: Mapping[str, str]) -> None:
     key = alias_key(name)
-    problem = name_problem(name) or ""
+    problem = ""
     if key in POLARITY_MARKERS:
         problem = "is a polarity marker"
     elif key in owners and owners[key] != entity.id:
         problem = f"collides with entity {owners[key]!r}"
+    else:
+        problem = name_problem(name) or ""
     if problem:
         raise SqlBackendError(
             f"query {entity.name_query!r}: the name {name!r} of entity {entity.id!r} {problem}",
@@ -862,13 +864,15 @@ _CODE = re.compile(r"(?=[A-Z]*[0-9][A-Z]*$)(?=[0-9]*[A-Z])[0-9A-Z]{2,4}")
 
 def _check_alias(alias: str, key: str, entity: _Entity, owners: Mapping[str, str]) -> None:
     query = entity.aliases[alias]
-    problem = name_problem(alias) or ""
+    problem = ""
     if key in POLARITY_MARKERS:
         problem = "is a polarity marker"
     elif find_numbers(key) and alias not in entity.own_forms and not _CODE.fullmatch(alias):
         problem = "holds a number"
     elif key in owners and owners[key] != entity.id:
         problem = f"collides with entity {owners[key]!r}"
+    else:
+        problem = name_problem(alias) or ""
     if problem:
         raise SqlBackendError(
             f"query {query!r}: alias {alias!r} of entity {entity.id!r} {problem}",

@@ -482,24 +482,26 @@ class QuerySpec(_Model):
                     f"statement variant {variant[:80]!r} uses {{{unknown[0]}}}, which "
                     "statement_template does not"
                 )
-            problem = variant_problem(canonical, pattern)
-            if problem is not None:
-                raise ValueError(f"query {self.name!r}: {problem}")
         unknown = sorted(set(self.coordinable) - fields)
         if unknown:
             raise ValueError(f"coordinable field {unknown[0]!r} is not in statement_template")
-        self._check_coordinable(canonical)
         unknown = sorted(set(self.slot_kinds) - fields)
         if unknown:
             raise ValueError(f"slot_kinds field {unknown[0]!r} is not in statement_template")
         self._check_nulls()
         self._check_ranking()
         self._check_cut()
+        self._check_declarations(canonical)
         return self
 
-    def _check_coordinable(self, canonical: Pattern) -> None:
-        """No coordinable field on a statement of a share or a total of one whole (its
-        words, or a percentage number followed by ``of``)."""
+    def _check_declarations(self, canonical: Pattern) -> None:
+        """No variant says more than the statement (:mod:`verity.core._declarations`), and
+        no coordinable field on a statement of a share or a total of one whole (its words,
+        or a percentage number followed by ``of``)."""
+        for variant in self.statement_variants:
+            problem = variant_problem(canonical, parse_pattern(variant))
+            if problem is not None:
+                raise ValueError(f"query {self.name!r}: {problem}")
         if not self.coordinable:
             return
         problem = coordinable_problem(canonical, tuple(self.coordinable))
