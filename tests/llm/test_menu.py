@@ -270,7 +270,8 @@ def test_named_keeps_text_it_cannot_rewrite_safely() -> None:
     clash = load_graph(data)
     assert clash.named("steady_cash back") == "Steady back"
     for e in data["entities"]:
-        e.pop("name", None)
+        if e["kind"] == "card":  # a category shown by its id would read as English (other_spend)
+            e.pop("name", None)
     assert load_graph(data).named("steady_cash wins.") == "steady_cash wins."
 
 

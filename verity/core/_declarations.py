@@ -25,6 +25,7 @@ from itertools import pairwise
 from verity.text.variation import Pattern, sentence_key
 
 __all__ = [
+    "ALSO_LICENSED_BY",
     "NAME_ALONE",
     "NAME_WORDS",
     "SHARE_PHRASES",
@@ -118,6 +119,14 @@ WIDENING: Mapping[str, frozenset[str]] = {
 }  # fmt: skip
 
 
+#: Words of a canonical that license a class besides its own words: "across all islands" or
+#: "of all regions" names a whole set, which is what "in total" sums over ("The study
+#: sampled 344 penguins across all islands" / "In total, the study sampled 344 penguins").
+#: "each" and "every" are distributive and license no sum ("Each point is worth 1 cent"
+#: is no "points are worth 1 cent in total").
+ALSO_LICENSED_BY: Mapping[str, frozenset[str]] = {"total": frozenset({"all"})}
+
+
 def words_of(texts: Iterable[str]) -> frozenset[str]:
     """The words of ``texts`` as the text check reads them (case folded), each part of a
     hyphenated or possessive compound also as a word of its own; numbers and punctuation
@@ -140,7 +149,9 @@ def variant_problem(canonical: Pattern, variant: Pattern) -> str | None:
     """What is wrong with ``variant`` of a template whose canonical is ``canonical``: the
     first word (in sorted order) of a class of :data:`WIDENING` that the canonical holds no
     word of, or None. Every literal word of every alternative counts; slot values do not."""
-    held = frozenset().union(*(_classes(w) for w in words_of(canonical.literals())))
+    words = words_of(canonical.literals())
+    held = frozenset().union(*(_classes(w) for w in words))
+    held |= {kind for kind, by in ALSO_LICENSED_BY.items() if words & by}
     for word in sorted(words_of(variant.literals())):
         classes = _classes(word)
         if classes and not classes & held:
