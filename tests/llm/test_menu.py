@@ -260,17 +260,18 @@ def test_named_keeps_text_it_cannot_rewrite_safely() -> None:
     graph = load_graph(data)
     assert graph.named("steady_cash wins.") == "Steady Cash wins."
     assert graph.named("x steady_cash") == "x Steady Cash"
-    assert graph.named("Steady Cash and everything else") == "Steady Cash and everything else"
+    assert graph.named("Steady Cash and general purchases") == "Steady Cash and general purchases"
     assert graph.named("ｓｔｅａｄｙ_cash wins.") == "Steady Cash wins."  # width folds in place
     assert graph.named("ﬁne steady_cash.") == "ﬁne steady_cash."  # NFKC moves the spans: as is
-    assert graph.named("other_spend is big.") == "Everything else is big."
+    assert graph.named("other_spend is big.") == "General purchases is big."
     # a name that would run into the next word and read as another mention is not used
     data["entities"].append({"id": "cash_back", "kind": "card", "name": "Cash Back"})
     data["entities"][0]["name"] = "Steady"  # "Steady" + "Cash Back" would read differently
     clash = load_graph(data)
     assert clash.named("steady_cash back") == "Steady back"
     for e in data["entities"]:
-        e.pop("name", None)
+        if e["kind"] == "card":  # a category shown by its id would read as English (other_spend)
+            e.pop("name", None)
     assert load_graph(data).named("steady_cash wins.") == "steady_cash wins."
 
 

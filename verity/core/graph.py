@@ -17,6 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from verity.core._declarations import (
+    coordinable_message,
+    coordinable_problem,
+    name_problem,
+    percent_of,
+    variant_problem,
+)
 from verity.core.models import GraphModel, NodeModel, Rule, RuleSet, TemplateModel
 from verity.errors import GraphError
 from verity.jsonio import dumps, path_text, read_json
@@ -97,6 +104,10 @@ def _alias_table(model: GraphModel, what: str) -> dict[str, str]:
                     f"entity {owner!r} (names compare case- and width-insensitively)"
                 )
             table[key] = entity.id
+        for form in (entity.display_name, *entity.aliases):
+            problem = name_problem(form)
+            if problem is not None:
+                raise GraphError(f"{what}: entity {entity.id!r}: the name {form!r} {problem}")
     return table
 
 
@@ -248,6 +259,12 @@ def _template_patterns(template: TemplateModel, what: str) -> tuple[Pattern, ...
                 f"{what}: template {template.id!r}: a variant uses the slot {extra[0]!r}, "
                 "which the canonical pattern does not"
             )
+        problem = variant_problem(canonical, variant)
+        if problem is not None:
+            raise GraphError(f"{what}: template {template.id!r}: {problem}")
+    problem = coordinable_problem(canonical, tuple(template.coordinable))
+    if problem is not None:
+        raise GraphError(f"{what}: template {template.id!r} {problem}")
     return patterns
 
 
@@ -293,6 +310,18 @@ def _check_template(
                         f"{what}: node {node.id!r}: template {node.template!r} lets a claim "
                         f"drop {part[:80]!r}, which holds the required span {required[:80]!r}"
                     )
+
+
+def _check_share(
+    node: NodeModel, templates: Mapping[str, TemplateModel], matcher: AliasMatcher, what: str
+) -> None:
+    """A node of a template with coordinable slots states no percentage of a whole."""
+    template = None if node.template is None else templates[node.template]
+    if template is None or not template.coordinable:
+        return
+    if percent_of(sentence_key(node.statement, matcher)):
+        problem = coordinable_message(template.coordinable[0], "a percentage of a whole")
+        raise GraphError(f"{what}: template {template.id!r} {problem} (node {node.id!r})")
 
 
 def _drops_required(part: str, required: str, matcher: AliasMatcher) -> bool:
@@ -379,6 +408,7 @@ class EvidenceGraph:
             _check_required_spans(node, self.matcher, what)
             _check_optional_spans(node, self.matcher, what)
             _check_template(node, self.templates, self.matcher, what)
+            _check_share(node, self._template_models, self.matcher, what)
 
     #: Attributes derived from the others, rebuilt on unpickling rather than pickled.
     _DERIVED = ("matcher", "cache", "nx")

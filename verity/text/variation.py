@@ -247,6 +247,10 @@ class Pattern:
         option of a choice)."""
         return _always_has(self.parts, slot)
 
+    def literals(self) -> tuple[str, ...]:
+        """Every piece of literal text, in every option of every choice (no slot value)."""
+        return tuple(_literals_of(self.parts))
+
     def optional_texts(self, slots: Mapping[str, str], *, every: bool = False) -> list[str]:
         """The rendered text of every option of every optional part (of every choice, with
         ``every``), for load checks and tests."""
@@ -282,6 +286,15 @@ def _slots_of(parts: Sequence[_Part]) -> Iterator[str]:
         elif isinstance(part, _Choice):
             for option in part.options:
                 yield from _slots_of(option)
+
+
+def _literals_of(parts: Sequence[_Part]) -> Iterator[str]:
+    for part in parts:
+        if isinstance(part, str):
+            yield part
+        elif isinstance(part, _Choice):
+            for option in part.options:
+                yield from _literals_of(option)
 
 
 def _choices(parts: Sequence[_Part]) -> Iterator[_Choice]:

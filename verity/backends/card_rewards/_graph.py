@@ -115,7 +115,10 @@ CATEGORY_ALIASES: Mapping[str, tuple[str, ...]] = {
     "travel": ("flights and hotels", "trips"),
     "gas": ("gas stations", "gas station", "fuel", "gasoline"),
     "online": ("online shopping", "e-commerce"),
-    "other_spend": ("other spending", "everything else"),
+    # The catch-all category is "general purchases": "everything else" and "other spending"
+    # read as quantifier phrases (every category but those a claim names), which the loader
+    # refuses as names (verity.core._declarations).
+    "other_spend": ("general purchases", "general spending"),
 }
 #: The name a person reads for each category (one of its aliases, or the id itself).
 CATEGORY_NAMES: Mapping[str, str] = {
@@ -124,7 +127,7 @@ CATEGORY_NAMES: Mapping[str, str] = {
     "travel": "travel",
     "gas": "gas",
     "online": "online shopping",
-    "other_spend": "everything else",
+    "other_spend": "general purchases",
 }
 #: The salience of the first node of each part of the result (the objective is the headline).
 SALIENCE: Mapping[str, float] = {

@@ -5,8 +5,11 @@ are the sentences a capable writer uses for the same fact (other verbs, ``per ye
 ``a year``, a fronted category or condition, display names through the entity aliases),
 with the parts that may be dropped in ``[...]``. A variant never drops a scope, a cap, a
 tie, a condition, the verb of a threshold or the annual period: those stay in every
-variant, or the variant does not exist. Patterns: ``{slot}``, ``(a|b)``, ``[optional]``,
-``\\`` escapes (:mod:`verity.text.variation`).
+variant, or the variant does not exist. Nor does a variant add a quantifier, superlative,
+exclusivity or scope word its canonical lacks (the loader refuses it,
+:mod:`verity.core._declarations`): ``X wins dining`` ranks X among the cards held, so
+``X is the best card for dining`` (among all cards) is no variant of it. Patterns:
+``{slot}``, ``(a|b)``, ``[optional]``, ``\\`` escapes (:mod:`verity.text.variation`).
 """
 
 from __future__ import annotations
@@ -17,12 +20,15 @@ from verity.core.builder import GraphBuilder
 
 __all__ = ["COORDINABLE", "SLOT_KINDS", "TEMPLATES", "add_templates"]
 
-_YEAR = "(a year|per year|annually|each year|every year|yearly)"
+# "each year" and "every year" are not here: "a year" states a rate (what one year of this
+# spending earns or costs), while "every year" says the amount recurs in every year, a claim
+# about years the model never sees (spending and card terms change); a variant may not add
+# the quantifier its canonical lacks (verity.core._declarations).
+_YEAR = "(a year|per year|annually|yearly)"
 _FEES = "(fees|annual fees)"
 _WIN = "(wins|takes|leads|tops)"
 _AT = "(at|with)"
 _FOR = "(For|In|On)"
-_BEST = "(best|top|leading)"
 
 
 def _plan(phrases: str) -> tuple[str, list[str]]:
@@ -79,7 +85,7 @@ _WHERE = {
     "above": " (above|beyond|over|past) its cap",
 }
 _WORTH = (
-    "[(, worth|, worth a total of|, earning|, for|, which is worth|, yielding|, giving) {value}"
+    "[(, worth|, earning|, for|, which is worth|, yielding|, giving) {value}"
     "[ in rewards]| \\(worth {value}\\)]"
 )
 _GETS = "(gets|takes|handles|covers|receives|is used for)"
@@ -192,13 +198,13 @@ def _winner_only() -> tuple[str, list[str]]:
 
 
 def _winner(tail: str, canonical_tail: str, pair: str) -> tuple[str, list[str]]:
+    # "wins", "leads", "tops" rank the card among the cards held, as the canonical does;
+    # "the best card for" would rank it among all cards, and is not declared.
     return (
         "{card} wins {category} at {rate}" + canonical_tail + ".",
         [
             f"{{card}} {_WIN} {{category}} {_AT} {{rate}}{tail}.",
             f"{_FOR} {{category}}, {{card}} {_WIN} {_AT} {{rate}}{tail}.",
-            f"{{card}} is the {_BEST} card (for|in|on) {{category}} {_AT} {{rate}}{tail}.",
-            f"The {_BEST} card (for|in|on) {{category}} is {{card}} {_AT} {{rate}}{tail}.",
             f"{{card}} {_WIN} {{category}} {pair}.",
             f"{_FOR} {{category}}, {{card}} {_WIN} {pair}.",
         ],
@@ -206,7 +212,7 @@ def _winner(tail: str, canonical_tail: str, pair: str) -> tuple[str, list[str]]:
 
 
 def _spend() -> tuple[str, list[str]]:
-    amounts = "(is|comes to|totals|amounts to)"
+    amounts = "(is|comes to|amounts to)"
     return (
         "Annual spending on {category} is {amount}.",
         [
@@ -236,8 +242,6 @@ def _basis() -> tuple[str, list[str]]:
         "Spend, rewards, fees and caps are annual amounts in US dollars.",
         [
             f"(Spend|Spending), rewards, fees and caps are (annual|yearly) amounts in {usd}.",
-            f"All amounts are (annual|yearly) and in {usd}.",
-            f"All amounts are (annual|yearly) amounts in {usd}.",
         ],
     )
 

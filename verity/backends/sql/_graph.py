@@ -50,6 +50,7 @@ from verity.backends.sql.spec import (
     superlative,
     template_fields,
 )
+from verity.core._declarations import name_problem
 from verity.core.builder import GraphBuilder, format_number, to_decimal
 from verity.core.graph import EvidenceGraph, entity_scan
 from verity.errors import GraphError
@@ -850,6 +851,8 @@ def _check_name(entity: _Entity, name: str, owners: Mapping[str, str]) -> None:
         problem = "is a polarity marker"
     elif key in owners and owners[key] != entity.id:
         problem = f"collides with entity {owners[key]!r}"
+    else:
+        problem = name_problem(name) or ""
     if problem:
         raise SqlBackendError(
             f"query {entity.name_query!r}: the name {name!r} of entity {entity.id!r} {problem}",
@@ -873,7 +876,7 @@ def _alias_problem(alias: str, key: str, entity: _Entity, owners: Mapping[str, s
         return "holds a number"
     if key in owners and owners[key] != entity.id:
         return f"collides with entity {owners[key]!r}"
-    return ""
+    return name_problem(alias) or ""
 
 
 def _check_alias(alias: str, key: str, entity: _Entity, owners: Mapping[str, str]) -> None:

@@ -33,13 +33,19 @@ from pydantic import (
     model_validator,
 )
 
+from verity.core._declarations import (
+    coordinable_message,
+    coordinable_problem,
+    percent_of,
+    variant_problem,
+)
 from verity.core.builder import DEFAULT_DECIMALS
 from verity.core.models import Rule, SlotKind
 from verity.errors import InputError
 from verity.formats import SPEC_FORMAT
 from verity.jsonio import loads, read_json
 from verity.text.aliases import alias_key
-from verity.text.variation import PatternError, parse_pattern
+from verity.text.variation import Pattern, PatternError, parse_pattern, sentence_key
 
 __all__ = [
     "LEFT_OUT_TYPE",
@@ -495,12 +501,13 @@ class QuerySpec(_Model):
                         f"{kind} template {part!r} is not a part of statement_template"
                     )
         fields = set(template_fields(self.statement_template))
+        canonical = parse_pattern(self.canonical_pattern())
         for variant in self.statement_variants:
             try:
-                slots = parse_pattern(variant).slots
+                pattern = parse_pattern(variant)
             except PatternError as exc:
                 raise ValueError(f"statement variant: {exc}") from None
-            unknown = sorted(slots - fields)
+            unknown = sorted(pattern.slots - fields)
             if unknown:
                 raise ValueError(
                     f"statement variant {variant[:80]!r} uses {{{unknown[0]}}}, which "
@@ -515,7 +522,28 @@ class QuerySpec(_Model):
         self._check_nulls()
         self._check_ranking()
         self._check_cut()
+        self._check_declarations(canonical)
         return self
+
+    def _check_declarations(self, canonical: Pattern) -> None:
+        """No variant says more than the statement (:mod:`verity.core._declarations`), and
+        no coordinable field on a statement of a share or a total of one whole (its words,
+        or a percentage number followed by ``of``)."""
+        for variant in self.statement_variants:
+            problem = variant_problem(canonical, parse_pattern(variant))
+            if problem is not None:
+                raise ValueError(f"query {self.name!r}: {problem}")
+        if not self.coordinable:
+            return
+        problem = coordinable_problem(canonical, tuple(self.coordinable))
+        if problem is None:
+            percents = {n.field for n in self.numbers if n.format == "percent"}
+            names = template_fields(self.statement_template)
+            sample = {f: "12.5%" if f in percents else "x" for f in names}
+            if percent_of(sentence_key(self.statement_template.format_map(sample))):
+                problem = coordinable_message(self.coordinable[0], "a percentage of a whole")
+        if problem is not None:
+            raise ValueError(f"query {self.name!r} {problem}")
 
     def _check_nulls(self) -> None:
         used = set(self.referenced_columns())
