@@ -113,6 +113,8 @@ V5_STYLES = {
     "scoped_join",
     "two_sentence_scope",
 }
+
+
 @pytest.mark.parametrize("case", V5_ATTACKS, ids=lambda c: c["id"])
 def test_v5_strict_ships_no_false_claim(case: dict[str, Any]) -> None:
     outcome = harness.judge(case, "strict", R, group_key="class")
@@ -134,7 +136,7 @@ def _well_formed(case: dict[str, Any], group_key: str, groups: set[str]) -> None
     assert case["id"].startswith("v5-") and case["why"].strip(), case["id"]
     assert case[group_key] in groups, case["id"]
     if case["graph"].startswith("spec/v5_sales_"):  # a spec with a refused declaration
-        with pytest.raises(Exception, match="quantifier phrase|share or a total"):
+        with pytest.raises(Exception, match=r"quantifier phrase|share or a total"):
             harness.graph(case["graph"], R)
         return
     g = harness.graph(case["graph"], R)

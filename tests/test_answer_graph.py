@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, SharedGraphs
 from verity import check_answer, load_graph, verify
 from verity.answer import AnswerResult
 from verity.bench import adversarial as harness
@@ -80,7 +80,7 @@ def test_attack_is_trimmed_from_a_true_answer(attack: dict[str, Any]) -> None:
     control = next(c for c in CONTROLS if c["graph"] == attack["graph"])
     # The attack comes first: a scope the control states would govern a sentence after it.
     result = check_answer(attack["answer"] + "\n" + control["answer"], graph=graph(attack["graph"]))
-    assert [c.supported for c in result.claims][0] is False
+    assert result.claims[0].supported is False
     assert result.answer == control["answer"]
 
 
@@ -424,3 +424,28 @@ def test_graph_dict_is_not_changed_by_a_check() -> None:
     before = copy.deepcopy(data)
     check_answer("gold wins dining at 5%.", graph=data)
     assert data == before
+
+
+# --- scopes read across the sentences of an answer (v5) ------------------------------------
+
+
+def test_a_scope_carries_into_the_next_sentence_of_an_answer() -> None:
+    g = SharedGraphs.fixture("scoped_sales.json")
+    result = check_answer("In Q3, revenue in north was $410. South had revenue of $330.", graph=g)
+    assert [c.node_ids for c in result.claims] == [("rev-north-q3",), ("rev-south-q3",)]
+    refused = check_answer(
+        "In Q3, revenue in north was $410. South had revenue of $1,250.", graph=g
+    )
+    assert [c.supported for c in refused.claims] == [True, False]
+    assert refused.claims[1].reason == "scope_carried"
+
+
+def test_a_removed_sentence_does_not_lend_its_scope_to_the_kept_answer() -> None:
+    # The first sentence is removed (an invisible character); read without it, the second
+    # states south's annual revenue, which is $1,250, not $330.
+    g = SharedGraphs.fixture("scoped_sales.json")
+    result = check_answer(
+        "In Q3, revenue in north was $410\u200b. South had revenue of $330.", graph=g
+    )
+    assert [c.supported for c in result.claims] == [False, False]
+    assert result.refused

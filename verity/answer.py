@@ -319,9 +319,22 @@ def _check_against_graph(
     graph = load_graph(source)
     node_ids = list(graph.nodes)
     sentences = split_sentences(plain_text(answer), graph.matcher)
-    verdicts = read_sentences(sentences, node_ids, graph)
-    checks = (_graph_sentence(s, v, graph) for s, v in zip(sentences, verdicts, strict=True))
-    return _result(tuple(checks), graph.graph_id)
+    # The kept answer is read without the removed sentences, so a scope a removed one
+    # states must not govern the sentences after it: read the rest again without it
+    # until no sentence more is removed (each round removes one at least).
+    checks: dict[int, ClaimCheck] = {}
+    kept = list(range(len(sentences)))
+    while True:
+        verdicts = read_sentences([sentences[i] for i in kept], node_ids, graph)
+        found = {
+            i: _graph_sentence(sentences[i], v, graph) for i, v in zip(kept, verdicts, strict=True)
+        }
+        checks.update(found)
+        removed = {i for i, check in found.items() if not check.supported}
+        if not removed:
+            break
+        kept = [i for i in kept if i not in removed]
+    return _result(tuple(checks[i] for i in range(len(sentences))), graph.graph_id)
 
 
 def _graph_sentence(sentence: str, verdict: SentenceVerdict, graph: EvidenceGraph) -> ClaimCheck:

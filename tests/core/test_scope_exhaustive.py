@@ -12,7 +12,6 @@ the end), the two-sentence sequence ``A. B.`` must be refused too.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -53,9 +52,12 @@ def _phrased(text: str, values: tuple[str, ...], graph: EvidenceGraph, node_id: 
     body = text.rstrip(".")
     head = body.split(", ", 1)[0] if ", " in body else None  # not the comma of $1,700
     others = [v for v in graph.nodes[node_id].slots.values() if v not in values]
-    if head is not None and any(v in head for v in values):
-        if not any(head.lower().startswith(o.lower()) for o in others):
-            return True
+    if (
+        head is not None
+        and any(v in head for v in values)
+        and not any(head.lower().startswith(o.lower()) for o in others)
+    ):
+        return True
     return any(body.endswith(v) for v in values)
 
 
@@ -124,4 +126,3 @@ def test_a_phrased_scope_is_told_from_one_inside_a_clause() -> None:
     assert _phrased("In Q4, total revenue was $810.", ("Q4",), graph, "rev-q4")
     assert _phrased("Total revenue was $810 in Q4.", ("Q4",), graph, "rev-q4")
     assert not _phrased("Total revenue in Q4 was $810.", ("Q4",), graph, "rev-q4")
-    assert re.search("Q4", "Total revenue in Q4 was $810.")
