@@ -324,6 +324,21 @@ def _check_share(
         raise GraphError(f"{what}: template {template.id!r} {problem} (node {node.id!r})")
 
 
+def _check_scope_kept(node: NodeModel, templates: Mapping[str, TemplateModel], what: str) -> None:
+    """No optional span of a node holds the value of a scope slot: a cut without it would
+    state the fact wider than its scope (``Total revenue was $810`` of Q4's revenue)."""
+    template = templates.get(str(node.template))
+    kinds = {} if template is None else template.slot_kinds
+    for slot, kind in kinds.items():
+        value = node.slots.get(slot, "")
+        for span in node.optional_spans:
+            if kind in SCOPE_KINDS and value and value in span:
+                raise GraphError(
+                    f"{what}: node {node.id!r}: the optional span {span[:80]!r} holds the "
+                    f"{kind} {value!r} of slot {slot!r} (a scope is never optional)"
+                )
+
+
 def _drops_required(part: str, required: str, matcher: AliasMatcher) -> bool:
     """True when an optional part ``part`` holds the whole required span."""
     kp, kr = sentence_key(part, matcher), sentence_key(required, matcher)
@@ -408,6 +423,7 @@ class EvidenceGraph:
             _check_required_spans(node, self.matcher, what)
             _check_optional_spans(node, self.matcher, what)
             _check_template(node, self.templates, self.matcher, what)
+            _check_scope_kept(node, self._template_models, what)
             _check_share(node, self._template_models, self.matcher, what)
 
     #: Attributes derived from the others, rebuilt on unpickling rather than pickled.
