@@ -215,7 +215,6 @@ def run_demo(
         result = kept_run(
             narrate(graph, inner, variant, "strict", repairs, record=record, on_event=on_event)
         )
-        final = result.passes[-1]
         narration = {
             "format": NARRATION_FORMAT,
             "graph_id": result.graph_id,

@@ -23,6 +23,7 @@ from difflib import SequenceMatcher
 from itertools import islice
 from typing import Any
 
+from verity.core._declarations import WIDENING
 from verity.core.gates import text_mentions
 from verity.core.graph import EvidenceGraph
 from verity.text.numbers import number_value
@@ -35,6 +36,8 @@ __all__ = [
     "SUGGESTED_NODES",
     "TEXT_CODES",
     "declared_sentences",
+    "guarded_words",
+    "keeps_meaning",
     "likeness",
     "nearest_declared",
     "restatable_node_ids",
@@ -239,3 +242,39 @@ def same_markers(graph: EvidenceGraph, a: str, b: str) -> bool:
         return sorted(t for t in sentence_key(text, graph.matcher) if t in MARKERS)
 
     return count(a) == count(b)
+
+
+def _words(graph: EvidenceGraph, text: str) -> set[str]:
+    """The words of ``text`` as the text check reads them, each part of a hyphenated or
+    possessive compound also a word of its own."""
+    out: set[str] = set()
+    for token in sentence_key(text, graph.matcher):
+        if token[:1].isalpha():
+            out.add(token)
+            out.update(p for p in token.replace("'", "-").split("-") if p)
+    return out
+
+
+def guarded_words(graph: EvidenceGraph) -> frozenset[str]:
+    """The words a restatement must keep when the writer wrote them: polarity markers,
+    the quantifier, superlative, exclusivity and other widening words the declarations
+    check (:data:`verity.core._declarations.WIDENING`), and every word of a slot value
+    of a node (a period, place, group, condition or other value a fact is stated for).
+    Cached per graph."""
+    found: frozenset[str] | None = graph.cache.get("guarded_words")
+    if found is None:
+        words = set(MARKERS).union(*WIDENING.values())
+        for node in graph.model.nodes:
+            for value in node.slots.values():
+                words |= _words(graph, value)
+        found = graph.cache["guarded_words"] = frozenset(words)
+    return found
+
+
+def keeps_meaning(graph: EvidenceGraph, written: str, text: str) -> bool:
+    """True when ``text`` may stand for ``written``: the same polarity markers, and every
+    guarded word (:func:`guarded_words`) the writer wrote is a word of ``text`` (a
+    restatement never turns "fewest" into "most", Q4 into Q3, or "only" into nothing)."""
+    if not same_markers(graph, written, text):
+        return False
+    return _words(graph, written) & guarded_words(graph) <= _words(graph, text)

@@ -46,10 +46,10 @@ from verity.llm.pointing import (
     RESTATABLE_CODES,
     TEXT_CODES,
     declared_sentences,
+    keeps_meaning,
     likeness,
     nearest_declared,
     restatable_node_ids,
-    same_markers,
     suggested_nodes,
     words_not_read,
 )
@@ -479,8 +479,9 @@ def _covers(graph: EvidenceGraph, text: str, written: str) -> bool:
 
 def _restatements(graph: EvidenceGraph, claim: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(node id, declared sentence) a claim may be restated as, the nearest first: the
-    sentences of the cited nodes that state all it states, holding the same markers and
-    mentioning every entity and number its text does."""
+    sentences of the cited nodes that state all it states, that keep its meaning words
+    (:func:`verity.llm.pointing.keeps_meaning`) and mention every entity and number its
+    text does."""
     written = claim["text"]
     sentences = split_sentences(written, graph.matcher) or [written]
     keys = [sentence_key(x, graph.matcher) for x in sentences]
@@ -493,7 +494,7 @@ def _restatements(graph: EvidenceGraph, claim: Mapping[str, Any]) -> list[tuple[
     return [
         (node_id, text)
         for _, _, node_id, text in found
-        if same_markers(graph, text, written) and _covers(graph, text, written)
+        if keeps_meaning(graph, written, text) and _covers(graph, text, written)
     ][:MAX_RESTATE_TRIES]
 
 
