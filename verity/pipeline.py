@@ -94,15 +94,26 @@ def narrate(
     max_nodes: int = MAX_PROMPT_NODES,
     record: Path | None = None,
     on_event: OnEvent | None = None,
+    restate: bool = False,
 ) -> NarrationResult:
     """Narrate ``graph``, verify under ``profile`` and repair up to ``repairs`` times;
     with ``record``, every attempt is appended to that JSON Lines file. ``on_event``
     gets the start and end of each pass (:mod:`verity.progress`); a narrator reports
-    its own steps to the callback it was built with (``LocalNarrator(on_event=...)``)."""
+    its own steps to the callback it was built with (``LocalNarrator(on_event=...)``).
+    With ``restate`` (off by default), a claim refused only by the text check ships as
+    its cited node's nearest declared sentence, without a model call
+    (:func:`verity.llm.repair.restate_pass`)."""
     if record is not None:
         narrator = RecordingNarrator(narrator, record)
     return narrate_and_verify(
-        graph, narrator, variant, profile, repairs, max_nodes=max_nodes, on_event=on_event
+        graph,
+        narrator,
+        variant,
+        profile,
+        repairs,
+        max_nodes=max_nodes,
+        on_event=on_event,
+        restate=restate,
     )
 
 
@@ -204,11 +215,10 @@ def run_demo(
         result = kept_run(
             narrate(graph, inner, variant, "strict", repairs, record=record, on_event=on_event)
         )
-        final = result.passes[-1]
         narration = {
             "format": NARRATION_FORMAT,
             "graph_id": result.graph_id,
-            "claims": list(final.claims),
+            "claims": result.final_claims,
         }
         write_file(staging / _DEMO_FILES["narration"], dumps(narration))
         write_file(staging / _DEMO_FILES["report"], dumps(result.final.to_dict()))

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from verity.core.gate_error import GateError
+from verity.core.gates import text_mentions
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.profiles import Profile, VerificationFailed, resolve_profile
 from verity.core.report import ClaimVerdict, Report
@@ -40,6 +42,17 @@ from verity.errors import InputError
 from verity.formats import MAX_REPAIRS, NARRATION_FORMAT
 from verity.llm.claim_ids import best_index, renumber
 from verity.llm.narrators.base import Attempt, Narrator, Usage
+from verity.llm.pointing import (
+    RESTATABLE_CODES,
+    TEXT_CODES,
+    declared_sentences,
+    keeps_meaning,
+    likeness,
+    nearest_declared,
+    restatable_node_ids,
+    suggested_nodes,
+    words_not_read,
+)
 from verity.llm.prompts import (
     MAX_PROMPT_NODES,
     Prompt,
@@ -48,14 +61,20 @@ from verity.llm.prompts import (
     effective_requirements,
 )
 from verity.progress import OnEvent, PassEnded, PassStarted, silent
+from verity.text.segment import split_sentences
+from verity.text.variation import sentence_key
 
 __all__ = [
     "MAX_REPAIRS",
+    "MAX_RESTATE_TRIES",
     "MAX_REVIEW_CLAIMS",
+    "SHIPPED_BY",
     "NarrationResult",
     "Pass",
+    "Restatement",
     "best_of",
     "narrate_and_verify",
+    "restate_pass",
     "review_of",
 ]
 
@@ -106,8 +125,35 @@ class Pass:
 
 
 @dataclass(frozen=True)
+class Restatement:
+    """A claim refused only by the text check, shipped as its cited node's nearest
+    declared sentence (:func:`restate_pass`): the claim id, the node, the sentence that ships
+    and the writer's text (``restated_from``)."""
+
+    id: str
+    node_id: str
+    text: str
+    restated_from: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "node_id": self.node_id,
+            "text": self.text,
+            "restated_from": self.restated_from,
+        }
+
+
+#: The ways a shipped claim got through, in report order.
+SHIPPED_BY = ("as_written", "after_repair", "restated")
+
+
+@dataclass(frozen=True)
 class NarrationResult:
-    """All passes of one narration, what ships, usage and timing."""
+    """All passes of one narration, what ships, usage and timing.
+
+    With ``restate``, ``restated`` lists the claims of the last pass that ship restated
+    and ``restated_report`` is the last pass's report with them restated (what ships)."""
 
     graph_id: str
     variant: str
@@ -116,11 +162,35 @@ class NarrationResult:
     passes: tuple[Pass, ...]
     stop_reason: str
     elapsed_s: float
+    restate: bool = False
+    restated: tuple[Restatement, ...] = ()
+    restated_report: Report | None = None
 
     @property
     def final(self) -> Report:
-        """The report of the last pass: what ships."""
+        """The report on what ships: the last pass's, with any restated claims."""
+        if self.restated_report is not None:
+            return self.restated_report
         return self.passes[-1].report
+
+    @property
+    def final_claims(self) -> list[Any]:
+        """The claims of the final narration (the last pass's, restated ones restated)."""
+        texts = {r.id: r.text for r in self.restated}
+        return [
+            {**c, "text": texts[c["id"]]} if isinstance(c, dict) and c.get("id") in texts else c
+            for c in self.passes[-1].claims
+        ]
+
+    def shipped_by(self) -> dict[str, int]:
+        """How many shipped claims ship as written (pass 0), after a repair, restated."""
+        restated = {r.id for r in self.restated}
+        first = set(self.passes[0].replacement_ids)
+        counts = dict.fromkeys(SHIPPED_BY, 0)
+        for c in self.final.shipped:
+            way = "restated" if c.id in restated else "as_written" if c.id in first else None
+            counts[way or "after_repair"] += 1
+        return counts
 
     @property
     def shipped(self) -> list[dict[str, Any]]:
@@ -167,6 +237,9 @@ class NarrationResult:
             "refused": self.final.refused,
             "best_pass": best_of(self.passes).index,
             "stop_reason": self.stop_reason,
+            "restate": self.restate,
+            "restated": [r.to_dict() for r in self.restated],
+            "shipped_by": self.shipped_by(),
             "usage": self.usage.to_dict(),
             "elapsed_s": round(self.elapsed_s, 6),
             "model_s": round(self.model_s, 6),
@@ -215,6 +288,54 @@ def _allowed(graph: EvidenceGraph, claim: Any, listed: Sequence[str]) -> dict[st
     return allowed
 
 
+def _pointers(
+    graph: EvidenceGraph, claim: Any, errors: Sequence[GateError], allowed: dict[str, Any]
+) -> dict[str, Any]:
+    """``allowed`` with what the errors point at, as data.
+
+    A text refusal: per refused sentence the words not read and the nearest declared
+    sentence (``text_refusals``), and per cited node the few declared sentences nearest
+    the refused ones (``nearest_declared_sentences``, in place of the bare statements, so
+    the writer is not shown one sentence to copy). An unknown citation, or one stating
+    none of the claim's numbers: the suggested nodes with their statements, those that
+    state the claim's numbers and entities first (``suggested_nodes``).
+    """
+    if not isinstance(claim, dict):
+        return allowed
+    out = dict(allowed)
+    refused = [e for e in errors if e.code in TEXT_CODES and isinstance(e.actual, str)]
+    cited = list(out.get("statements_of_cited_nodes", {}))
+    if refused and cited:
+        sentences = list(dict.fromkeys(e.actual for e in refused))
+        nearest = {i: nearest_declared(graph, i, sentences) for i in cited}
+        del out["statements_of_cited_nodes"]
+        out["nearest_declared_sentences"] = nearest
+        out["text_refusals"] = [_refusal(graph, s, nearest) for s in sentences]
+    unknown = [e for e in errors if e.code == "evidence.unknown_id"]
+    wrong = [str(e.actual) for e in unknown]
+    near = [i for e in unknown if isinstance(e.expected, list) for i in e.expected]
+    if any(e.code == "number.out_of_scope" for e in errors):
+        wrong.extend(cited)
+    if refused and cited and not restatable_node_ids(graph, claim):
+        wrong.extend(cited)  # no cited node states what the claim states: a wrong id
+    if wrong:
+        out["suggested_nodes"] = suggested_nodes(graph, claim, wrong, near)
+    return out
+
+
+def _refusal(
+    graph: EvidenceGraph, sentence: str, nearest: Mapping[str, list[str]]
+) -> dict[str, Any]:
+    """One refused sentence: the declared sentence of the cited nodes most like it, and
+    the words of each that the other does not hold."""
+    key = sentence_key(sentence, graph.matcher)
+    best = max(
+        (text for texts in nearest.values() for text in texts),
+        key=lambda text: likeness(key, sentence_key(text, graph.matcher)),
+    )
+    return {"sentence": sentence, "nearest_declared": best, **words_not_read(graph, sentence, best)}
+
+
 def _for_review(claim: Any) -> Any:
     return {k: v for k, v in claim.items() if k != "id"} if isinstance(claim, dict) else claim
 
@@ -257,7 +378,12 @@ def _review(
             {
                 "claim": shown,
                 "errors": [e.model_dump(mode="json") for e in v.errors],
-                "allowed": _allowed(graph, claims[v.index], prompt.listed_node_ids),
+                "allowed": _pointers(
+                    graph,
+                    claims[v.index],
+                    v.errors,
+                    _allowed(graph, claims[v.index], prompt.listed_node_ids),
+                ),
             }
         )
     review: dict[str, Any] = {
@@ -336,6 +462,87 @@ def _repair_pass(
     return Pass(last.index + 1, prompt, attempt, report, (*kept, *new), kept_ids, new_ids, replaces)
 
 
+#: Most declared sentences tried for one claim's restatement.
+MAX_RESTATE_TRIES = 12
+
+
+def _covers(graph: EvidenceGraph, text: str, written: str) -> bool:
+    """True when ``text`` mentions every entity and every number (by value and unit)
+    that ``written`` mentions."""
+    ours, theirs = text_mentions(text, graph), text_mentions(written, graph)
+    entities = {e for e, _ in ours.entities}
+    values = [v for _, v in ours.numbers]
+    return all(e in entities for e, _ in theirs.entities) and all(
+        any(map(v.matches, values)) for _, v in theirs.numbers
+    )
+
+
+def _restatements(graph: EvidenceGraph, claim: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(node id, declared sentence) a claim may be restated as, the nearest first: the
+    sentences of the cited nodes that state all it states, that keep its meaning words
+    (:func:`verity.llm.pointing.keeps_meaning`) and mention every entity and number its
+    text does."""
+    written = claim["text"]
+    sentences = split_sentences(written, graph.matcher) or [written]
+    keys = [sentence_key(x, graph.matcher) for x in sentences]
+    found: list[tuple[float, int, str, str]] = []
+    for node_id in restatable_node_ids(graph, claim):
+        for key, text in declared_sentences(graph, node_id):
+            score = max(likeness(k, key) for k in keys)
+            found.append((-score, len(found), node_id, text))
+    found.sort()
+    return [
+        (node_id, text)
+        for _, _, node_id, text in found
+        if keeps_meaning(graph, written, text) and _covers(graph, text, written)
+    ][:MAX_RESTATE_TRIES]
+
+
+def _restatable(verdict: ClaimVerdict, claim: Any) -> bool:
+    """A claim refused only by the text check's reading of its sentences."""
+    return (
+        not verdict.passed
+        and bool(verdict.errors)
+        and all(e.code in RESTATABLE_CODES for e in verdict.errors)
+        and isinstance(claim, dict)
+        and isinstance(claim.get("text"), str)
+    )
+
+
+def restate_pass(
+    graph: EvidenceGraph, p: Pass, profile: str | Profile = "strict"
+) -> tuple[Report, tuple[Restatement, ...]]:
+    """The report of pass ``p`` with every claim refused only by the text check restated,
+    where it can be, and the restatements.
+
+    A claim is restated only when every error it got is one of
+    :data:`verity.llm.pointing.RESTATABLE_CODES` (every other gate passed), and then only
+    from a cited node that states every entity and number it declares and mentions; it
+    ships as that node's nearest declared sentence (same citations, type, entities and
+    numbers) that holds the writer's polarity markers, mentions everything the writer's
+    text mentions, and verifies under ``profile`` with every claim that passed before still
+    passing. Otherwise it stays refused (fail closed).
+    """
+    claims = list(p.claims)
+    report = p.report
+    done: list[Restatement] = []
+    for v in p.report.claims:
+        claim = claims[v.index] if v.index < len(claims) else None
+        if not _restatable(v, claim):
+            continue
+        assert isinstance(claim, dict)
+        for node_id, text in _restatements(graph, claim):
+            trial = [*claims[: v.index], {**claim, "text": text}, *claims[v.index + 1 :]]
+            checked = verify(graph, _narration(graph.graph_id, trial), profile, on_fail="filter")
+            before = {w.index for w in report.claims if w.passed}
+            after = {w.index for w in checked.claims if w.passed}
+            if v.index in after and before <= after:
+                claims, report = trial, checked
+                done.append(Restatement(v.id, node_id, text, claim["text"]))
+                break
+    return report, tuple(done)
+
+
 def narrate_and_verify(
     graph: EvidenceGraph | Mapping[str, Any] | str | Path,
     narrator: Narrator,
@@ -345,13 +552,17 @@ def narrate_and_verify(
     *,
     max_nodes: int = MAX_PROMPT_NODES,
     on_event: OnEvent | None = None,
+    restate: bool = False,
 ) -> NarrationResult:
     """Narrate ``graph``, verify under ``profile``, repair up to ``repairs`` times.
 
-    The passes always filter; under a profile whose on-fail policy is ``raise``, a final
-    report with a failing claim raises :class:`verity.VerificationFailed`. ``on_event``
-    gets a :class:`verity.progress.PassStarted` and a :class:`verity.progress.PassEnded`
-    for each pass.
+    With ``restate`` (off by default), a claim of the last pass refused only by the text
+    check ships as its cited node's nearest declared sentence, without a model call
+    (:func:`restate_pass`). The passes always filter; under a profile whose on-fail policy is
+    ``raise``, a final report with a failing claim raises
+    :class:`verity.VerificationFailed`. ``on_event`` gets a
+    :class:`verity.progress.PassStarted` and a :class:`verity.progress.PassEnded` for
+    each pass.
     """
     report = on_event if on_event is not None else silent
     if isinstance(repairs, bool) or not isinstance(repairs, int) or not 0 <= repairs <= MAX_REPAIRS:
@@ -376,8 +587,12 @@ def narrate_and_verify(
         report(PassStarted(len(passes), narrator.name))
         passes.append(_repair_pass(g, narrator, prompt, passes, profile, failing_ids))
         report(passes[-1].ended())
-    if policy == "raise" and passes[-1].report.summary.removed:
-        raise VerificationFailed(passes[-1].report)
+    restated: tuple[Restatement, ...] = ()
+    final: Report | None = None
+    if restate:
+        final, restated = restate_pass(g, passes[-1], profile)
+    if policy == "raise" and (final or passes[-1].report).summary.removed:
+        raise VerificationFailed(final or passes[-1].report)
     return NarrationResult(
         g.graph_id,
         variant,
@@ -386,4 +601,7 @@ def narrate_and_verify(
         tuple(passes),
         stop,
         time.perf_counter() - started,
+        restate,
+        restated,
+        final,
     )

@@ -114,6 +114,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"most nodes a prompt lists (default: {MAX_PROMPT_NODES})",
     )
     parser.add_argument(
+        "--restate",
+        action="store_true",
+        help="ship a claim refused only by the text check as its cited node's nearest "
+        "declared sentence, without a model call, when that node states every entity and "
+        "number the claim does (the sentence is verified; the writer's text is kept in the "
+        "report as restated_from; off by default)",
+    )
+    parser.add_argument(
         "--record",
         metavar="FILE",
         help="write every attempt of this run to this JSONL file, replacing it once the "
@@ -224,10 +232,14 @@ def render_result(result: NarrationResult) -> str:
     for p in result.passes:
         lines.append(_attempt_line(p))
         lines.extend("  " + line for line in render_report(p.report, answer=False).splitlines())
+    for r in result.restated:
+        lines.append(f"restated {r.id} from {r.node_id}: {r.text!r} (written: {r.restated_from!r})")
     final = result.final
+    ways = result.shipped_by()
     lines.append(
         f"shipped: {len(final.shipped)} claims after {len(result.passes) - 1} "
-        f"repair pass(es) ({result.stop_reason})"
+        f"repair pass(es) ({result.stop_reason}): {ways['as_written']} as written, "
+        f"{ways['after_repair']} after repair, {ways['restated']} restated"
     )
     lines.append("answer: " + final.answer)
     return "\n".join(lines)
@@ -265,6 +277,7 @@ def _narrate(args: argparse.Namespace, record: Path | None) -> int:
                     max_nodes=args.max_nodes,
                     record=recording,
                     on_event=on_event,
+                    restate=args.restate,
                 )
             )
     except NarratorFailed as failed:  # a failure, not a run: the record is left as it was
