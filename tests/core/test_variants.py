@@ -73,4 +73,6 @@ def test_one_variant_for_a_sentence_written_twice() -> None:
     found = suggest_variants(graph, [doc, doc])
     assert [p.refused.narration for p in found.proposals] == [0, 1]
     assert all(p.accepted for p in found.proposals)
-    assert found.additions == {"quarter_totals": ("Total revenue for {quarter} reached {revenue}.",)}
+    assert found.additions == {
+        "quarter_totals": ("Total revenue for {quarter} reached {revenue}.",)
+    }

@@ -104,7 +104,9 @@ class Suggestions:
     additions: Mapping[str, tuple[str, ...]]
 
 
-def refused_sentences(graph: EvidenceGraph, narrations: Sequence[Mapping[str, Any]]) -> list[Refused]:
+def refused_sentences(
+    graph: EvidenceGraph, narrations: Sequence[Mapping[str, Any]]
+) -> list[Refused]:
     """The sentences strict refuses in claims every other gate passes, in order: each
     claim whose every error is a text error (:data:`TEXT_CODES`), each such error's
     sentence once."""
@@ -203,7 +205,9 @@ def _pattern_text(
     return "".join(out).strip()
 
 
-def propose_variant(graph: EvidenceGraph, node_id: str, sentence: str) -> tuple[str | None, str | None]:
+def propose_variant(
+    graph: EvidenceGraph, node_id: str, sentence: str
+) -> tuple[str | None, str | None]:
     """(the variant of ``node_id``'s template that reads ``sentence``, None) or (the
     variant when there is one, the problem that refuses it), before the loader and the
     re-verification (:func:`suggest_variants` runs those)."""
@@ -341,9 +345,7 @@ def suggest_variants(
         cited = [i for i in dict.fromkeys(refused.cited) if i in graph.nodes]
         templated = [i for i in cited if graph.nodes[i].template is not None]
         if not templated:
-            proposals.append(
-                Proposal(refused, None, None, None, "no cited node names a template")
-            )
+            proposals.append(Proposal(refused, None, None, None, "no cited node names a template"))
             continue
         tried = [_checked(graph, narration, refused, i, extra) for i in templated]
         chosen = next((p for p in tried if p.accepted), None) or max(tried, key=_progress)

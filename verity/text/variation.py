@@ -197,7 +197,9 @@ class TokenSpan(NamedTuple):
 _KIND_NAMES = ("word", "entity", "number", "other")
 
 
-def token_spans(text: str, matcher: AliasMatcher | None = None) -> tuple[str, tuple[TokenSpan, ...]]:
+def token_spans(
+    text: str, matcher: AliasMatcher | None = None
+) -> tuple[str, tuple[TokenSpan, ...]]:
     """The text as the text check prepares it (normalized; the same length as ``text``
     when normalizing changed no character's length) and its tokens, each with its kind and
     span (a contraction's words share its span)."""

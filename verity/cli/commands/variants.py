@@ -151,7 +151,8 @@ def add_spec_variants(spec: Mapping[str, Any], additions: Mapping[str, Sequence[
     for query in out.get("queries", []):
         if isinstance(query, dict):
             have = query.setdefault("statement_variants", [])
-            have.extend(v for v in additions.get(query.get("name"), ()) if v not in have)
+            new = additions.get(str(query.get("name")), ())
+            have.extend(v for v in new if v not in have)
     return out
 
 
