@@ -136,3 +136,18 @@ def test_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--spec SPEC" in out
     assert "--write" in out
     assert "exit status" in out
+
+
+def test_only_the_changed_entries_gain_variants() -> None:
+    from verity.cli.commands.variants import add_spec_variants
+    from verity.core.variants import add_variants
+
+    spec = {"queries": [{"name": "a"}, {"name": "b"}]}
+    assert add_spec_variants(spec, {"a": ["x", "x"]}) == {
+        "queries": [{"name": "a", "statement_variants": ["x"]}, {"name": "b"}]
+    }
+    graph = {"templates": [{"id": "a", "variants": ["x"]}, {"id": "b"}]}
+    assert add_variants(graph, {"a": ["x", "y"]}) == {
+        "templates": [{"id": "a", "variants": ["x", "y"]}, {"id": "b"}]
+    }
+    assert spec == {"queries": [{"name": "a"}, {"name": "b"}]}  # copies, not edits

@@ -288,8 +288,9 @@ def add_variants(data: Mapping[str, Any], additions: Mapping[str, Sequence[str]]
     out = copy.deepcopy(dict(data))
     for template in out.get("templates", []):
         new = additions.get(template.get("id"), ())
-        have = template.setdefault("variants", [])
-        have.extend(v for v in new if v not in have)
+        if new:
+            have = template.setdefault("variants", [])
+            have.extend(v for v in new if v not in have)
     return out
 
 

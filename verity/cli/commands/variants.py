@@ -149,9 +149,9 @@ def add_spec_variants(spec: Mapping[str, Any], additions: Mapping[str, Sequence[
 
     out = copy.deepcopy(dict(spec))
     for query in out.get("queries", []):
-        if isinstance(query, dict):
+        new = additions.get(str(query.get("name")), ()) if isinstance(query, dict) else ()
+        if new:
             have = query.setdefault("statement_variants", [])
-            new = additions.get(str(query.get("name")), ())
             have.extend(v for v in new if v not in have)
     return out
 
