@@ -68,6 +68,7 @@ __all__ = [
     "Pattern",
     "PatternError",
     "SentenceVerdict",
+    "TokenSpan",
     "check_free_sentence",
     "compile_canonical",
     "declare",
@@ -77,6 +78,7 @@ __all__ = [
     "read_scopes",
     "sentence_key",
     "support_sentence",
+    "token_spans",
 ]
 
 #: Words beyond the frozen 20 whose loss can flip or widen a statement: negative adverbs
@@ -179,6 +181,36 @@ def _scan(text: str, matcher: AliasMatcher | None) -> _Scanned:
             kinds.append(kind)
             spans.append(match.span())
     return _Scanned(tuple(tokens), tuple(kinds), tuple(spans))
+
+
+class TokenSpan(NamedTuple):
+    """One token of a text as :func:`token_spans` reads it."""
+
+    token: str
+    #: ``word``, ``entity`` (an id or alias: ``@id``), ``number`` (canonical) or ``other``.
+    kind: str
+    #: The span of the characters it was read from, in the prepared text.
+    start: int
+    end: int
+
+
+_KIND_NAMES = ("word", "entity", "number", "other")
+
+
+def token_spans(
+    text: str, matcher: AliasMatcher | None = None
+) -> tuple[str, tuple[TokenSpan, ...]]:
+    """The text as the text check prepares it (normalized; the same length as ``text``
+    when normalizing changed no character's length) and its tokens, each with its kind and
+    span (a contraction's words share its span)."""
+    scanned = _scan(text, matcher)
+    spans = tuple(
+        TokenSpan(token, _KIND_NAMES[kind], start, end)
+        for token, kind, (start, end) in zip(
+            scanned.tokens, scanned.kinds, scanned.spans, strict=True
+        )
+    )
+    return _prepared(text), spans
 
 
 def _key(tokens: tuple[str, ...]) -> tuple[str, ...]:

@@ -60,6 +60,12 @@ COMMANDS: tuple[Command, ...] = (
         "check each sentence of a free-text answer against passages or an evidence graph",
     ),
     Command(
+        "variants",
+        "variants",
+        "learn a graph's declared language from use: 'variants suggest' proposes the "
+        "template variants that would accept refused sentences, as a reviewable diff",
+    ),
+    Command(
         "examples",
         "examples",
         "copy the example files (graph, narration, gates, SQL spec, models) to DIR/examples/",
