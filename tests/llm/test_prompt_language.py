@@ -12,9 +12,10 @@ import pytest
 
 from tests.helpers import EXAMPLES, FIXTURES, ROOT, load_json
 from verity import EvidenceGraph, load_graph
+from verity.core.paraphrase import declares_variation
 from verity.core.verify import verify
 from verity.llm.menu import _mentioned, _stated_numbers, menu_items
-from verity.llm.prompts import build_prompt, declares_variation
+from verity.llm.prompts import build_prompt
 from verity.text.variation import parse_pattern
 
 CASES = load_json(FIXTURES / "prompts" / "language.json")
@@ -101,7 +102,7 @@ def _taught(graph: EvidenceGraph) -> list[tuple[str, str]]:
     """(node id, sentence) for the first renderings of every form the prompt shows, with
     the node's slots written by display name."""
     prompt = build_prompt(graph, "grounded")
-    out = []
+    out: list[tuple[str, str]] = []
     for nid in prompt.listed_node_ids:
         node = graph.nodes[nid]
         if node.template is None:

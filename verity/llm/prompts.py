@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -423,26 +423,6 @@ def _forms(graph: EvidenceGraph, nodes: Sequence[NodeModel]) -> dict[str, dict[s
 def _optional(graph: EvidenceGraph, nodes: Sequence[NodeModel]) -> dict[str, list[str]]:
     """Node id -> the parts of its statement a claim may leave out whole."""
     return {n.id: [graph.named(x) for x in n.optional_spans] for n in nodes if n.optional_spans}
-
-
-def declares_variation(graph: EvidenceGraph, node_ids: Iterable[str] | None = None) -> bool:
-    """True when one of the nodes (all of the graph's by default) declares a sentence
-    besides its statement: an optional span, or a template with variants or a coordinable
-    or set slot (a set reads its members in any order). A graph where this is false
-    refuses every paraphrase of its statements."""
-    models = {t.id: t for t in graph.model.templates}
-    wanted = None if node_ids is None else set(node_ids)
-    for node in graph.model.nodes:
-        if wanted is not None and node.id not in wanted:
-            continue
-        if node.optional_spans:
-            return True
-        model = None if node.template is None else models.get(node.template)
-        if model is not None and (
-            model.variants or model.coordinable or "set" in model.slot_kinds.values()
-        ):
-            return True
-    return False
 
 
 def _backend_section(graph: EvidenceGraph) -> list[tuple[str, Any]]:
