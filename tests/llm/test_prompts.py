@@ -58,8 +58,11 @@ def test_grounded_lists_nodes_entities_numbers_and_rules(small: EvidenceGraph) -
     listed = {
         nid: (ntype, text) for ntype, group in data["nodes"].items() for nid, text in group.items()
     }
-    assert listed == {n.id: (n.type, n.statement) for n in small.model.nodes}
-    assert data["entities"] == {e.id: list(e.aliases) for e in small.model.entities}
+    assert listed == {n.id: (n.type, small.named(n.statement)) for n in small.model.nodes}
+    # Each entity's names, its display name first (the id when it has no name).
+    assert data["entities"] == {
+        e.id: list(dict.fromkeys([e.display_name, *e.aliases])) for e in small.model.entities
+    }
     assert set(data["numbers"]) == set(small.allowed_numbers)
     assert data["claim_types"]["CAP_SWITCH"] == ["CAP_HIT", "ALLOCATION_SEGMENT"]
     assert data["claim_types"]["ALLOCATION"] == []

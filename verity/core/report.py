@@ -10,7 +10,7 @@ from verity.core.claims import Claim
 from verity.core.gate_error import GateError
 from verity.formats import REPORT_FORMAT
 
-__all__ = ["REPORT_FORMAT", "ClaimVerdict", "GateError", "Report", "Summary"]
+__all__ = ["REPORT_FORMAT", "ClaimVerdict", "GateError", "Report", "ReportWarning", "Summary"]
 
 
 class ClaimVerdict(BaseModel):
@@ -34,6 +34,14 @@ class Summary(BaseModel):
     failing_by_gate: dict[str, int]
 
 
+class ReportWarning(BaseModel):
+    """Something a reader of the report should know that fails no claim: ``code`` (stable,
+    e.g. ``no_declared_variation``) and a one-line ``message``."""
+
+    code: str
+    message: str
+
+
 class Report(BaseModel):
     """The result of :func:`verity.verify`: verdicts, what ships, the answer or the refusal."""
 
@@ -45,6 +53,12 @@ class Report(BaseModel):
     shipped: list[Claim]
     answer: str
     refused: bool
+    #: Warnings about the run (see :mod:`verity.core.paraphrase`); left out of
+    #: :meth:`to_dict` when there are none, so a report without them reads as before.
+    warnings: list[ReportWarning] = Field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
+        out = self.model_dump(mode="json")
+        if not self.warnings:
+            del out["warnings"]
+        return out

@@ -131,12 +131,33 @@ _GROUNDED_TASK = (
     "each node type to its nodes (id: statement). Cite a node of every type that the "
     "claim type must cite.\n"
     '- "text": one sentence that reuses the wording of a cited statement.\n'
-    '- "entities": the ids (keys of DATA "entities") of every entity the text names; '
-    "the lists hold other names for each.\n"
+    '- "entities": the ids (keys of DATA "entities") of every entity the text names. '
+    "Each list holds the names a text may use for it, its name first: write the name, "
+    "not the id.\n"
     '- "numbers": every number the text states, copied exactly from DATA "numbers", '
     "and stated by a cited node.\n"
     'DATA "example_claim" shows the format.'
 )
+
+#: The declared language, for graphs that declare any: what a claim's text may say beyond
+#: a cited statement. The checker refuses every other wording, so the prompt says so.
+_LANGUAGE_TASK = (
+    "\nWrite each text within the sentences DATA declares; other wording is refused:\n"
+    '- a cited node\'s statement, or it with parts that DATA "optional" lists for the '
+    "node left out whole;\n"
+    '- a wording that DATA "forms" gives for the node\'s template: "reads" is the '
+    "statement's pattern (each {slot} holds the words the node's statement has there), "
+    '"or" lists other wordings; (a|b) means write a or b, [a] means a may be left out;\n'
+    '- declared sentences joined with "; " or ", and"; nodes of one template that '
+    'differ only in a "join" slot may share one sentence ("A and B"), citing each node; '
+    'the members of an "any_order" slot may come in any order.\n'
+    "A scope (a period, place, group or condition) that opens a sentence, as in "
+    '"In Q4, ...", governs that sentence and the next ones until another replaces it: '
+    "state in it only facts of that scope."
+)
+
+#: The data sections that hold the declared language.
+_LANGUAGE_SECTIONS = ("forms", "optional")
 
 _UNGROUNDED_TASK = (
     "Write at most {n} claims about the result in DATA, one fact per claim, no repeats.\n"
@@ -271,9 +292,19 @@ def data_block(sections: Sequence[tuple[str, Any]], *, review: bool = False) -> 
 
 
 def _select_nodes(graph: EvidenceGraph, max_nodes: int) -> list[NodeModel]:
+    """At most ``max_nodes`` nodes, in file order: on a graph that marks a headline or
+    salience, the headline nodes then the most salient (file order breaks ties); on any
+    other graph, round-robin over node types so every type stays represented."""
     nodes = list(graph.model.nodes)
     if len(nodes) <= max_nodes:
         return nodes
+    if graph.marked:
+        ranked = sorted(
+            range(len(nodes)),
+            key=lambda i: (not nodes[i].headline, -(nodes[i].salience or 0.0), i),
+        )
+        keep = set(ranked[:max_nodes])
+        return [n for i, n in enumerate(nodes) if i in keep]
     by_type: dict[str, list[NodeModel]] = {}
     for node in nodes:
         by_type.setdefault(node.type, []).append(node)
@@ -304,7 +335,7 @@ def _example_claim(
         return {
             "type": rule.claim_type,
             "cited_evidence_ids": [n.id for n in cited],
-            "text": first.statement,
+            "text": graph.named(first.statement),
             "entities": _mentioned_entities(graph, first),
             "numbers": list(first.numbers),
         }
@@ -313,7 +344,7 @@ def _example_claim(
     return {
         "type": rule.claim_type,
         "cited_evidence_ids": [first.id],
-        "text": first.statement,
+        "text": graph.named(first.statement),
         "entities": _mentioned_entities(graph, first),
         "numbers": list(first.numbers),
     }
@@ -343,11 +374,55 @@ def _claim_types(usable: Sequence[tuple[Rule, list[list[str]]]]) -> dict[str, An
     return {rule.claim_type: [" or ".join(req) for req in reqs] for rule, reqs in usable}
 
 
-def _nodes_by_type(nodes: Sequence[NodeModel]) -> dict[str, dict[str, str]]:
+def _nodes_by_type(graph: EvidenceGraph, nodes: Sequence[NodeModel]) -> dict[str, dict[str, str]]:
+    """Node type -> node id -> statement, entities written by their display names."""
     grouped: dict[str, dict[str, str]] = {}
     for n in nodes:
-        grouped.setdefault(n.type, {})[n.id] = n.statement
+        grouped.setdefault(n.type, {})[n.id] = graph.named(n.statement)
     return grouped
+
+
+def _entity_names(graph: EvidenceGraph) -> dict[str, list[str]]:
+    """Entity id -> the names a text may use for it, the display name first."""
+    return {e.id: list(dict.fromkeys([e.display_name, *e.aliases])) for e in graph.model.entities}
+
+
+def _forms(graph: EvidenceGraph, nodes: Sequence[NodeModel]) -> dict[str, dict[str, Any]]:
+    """Template id -> what it declares, for the templates of the listed nodes that declare
+    more than the statement: ``nodes`` (the listed nodes of the template), ``reads`` (the
+    canonical pattern), ``or`` (the variants), ``join`` (the coordinable slots) and
+    ``any_order`` (the set slots), each in the compact form of
+    :meth:`verity.text.variation.Pattern.compact`, the empty ones left out.
+
+    A template is listed once, with ``{slot}`` fields, not once per node with its slots
+    filled in: on a card-rewards graph that is about 3,700 SmolLM2 tokens instead of
+    about 11,000 (``benchmarks/prompt/run.py``)."""
+    models = {t.id: t for t in graph.model.templates}
+    users: dict[str, list[str]] = {}
+    for node in nodes:
+        if node.template is not None:
+            users.setdefault(node.template, []).append(node.id)
+    out: dict[str, dict[str, Any]] = {}
+    for template_id, ids in users.items():
+        model = models[template_id]
+        canonical, *variants = graph.templates[template_id]
+        sets = [name for name, kind in model.slot_kinds.items() if kind == "set"]
+        if not (variants or model.coordinable or sets):
+            continue
+        entry: dict[str, Any] = {"nodes": ids, "reads": canonical.compact()}
+        if variants:
+            entry["or"] = [v.compact() for v in variants]
+        if model.coordinable:
+            entry["join"] = list(model.coordinable)
+        if sets:
+            entry["any_order"] = sets
+        out[template_id] = entry
+    return out
+
+
+def _optional(graph: EvidenceGraph, nodes: Sequence[NodeModel]) -> dict[str, list[str]]:
+    """Node id -> the parts of its statement a claim may leave out whole."""
+    return {n.id: [graph.named(x) for x in n.optional_spans] for n in nodes if n.optional_spans}
 
 
 def _backend_section(graph: EvidenceGraph) -> list[tuple[str, Any]]:
@@ -358,14 +433,22 @@ def _backend_section(graph: EvidenceGraph) -> list[tuple[str, Any]]:
 
 
 def _grounded_sections(
-    graph: EvidenceGraph, nodes: Sequence[NodeModel], usable: Sequence[tuple[Rule, list[list[str]]]]
+    graph: EvidenceGraph,
+    nodes: Sequence[NodeModel],
+    usable: Sequence[tuple[Rule, list[list[str]]]],
+    *,
+    language: bool = True,
 ) -> list[tuple[str, Any]]:
     numbers = list(dict.fromkeys(x for n in nodes for x in n.numbers))
+    forms = _forms(graph, nodes) if language else {}
+    optional = _optional(graph, nodes) if language else {}
     return [
         *_backend_section(graph),
         ("claim_types", _claim_types(usable)),
-        ("nodes", _nodes_by_type(nodes)),
-        ("entities", {e.id: list(e.aliases) for e in graph.model.entities}),
+        ("nodes", _nodes_by_type(graph, nodes)),
+        *([("forms", forms)] if forms else []),
+        *([("optional", optional)] if optional else []),
+        ("entities", _entity_names(graph)),
         ("numbers", numbers),
         ("example_claim", _example_claim(graph, nodes, usable)),
     ]
@@ -437,8 +520,15 @@ def build_prompt(
     *,
     max_nodes: int = MAX_PROMPT_NODES,
     max_claims: int = MAX_PROMPT_CLAIMS,
+    language: bool = True,
 ) -> Prompt:
-    """The first-pass prompt of ``variant`` for ``graph``."""
+    """The first-pass prompt of ``variant`` for ``graph``.
+
+    With ``language`` (the default), the grounded variants (grounded, constrained,
+    extractive) also carry the graph's declared language (the ``forms`` and ``optional``
+    sections and the lines that explain them) when the listed nodes declare any; without
+    it they list the statements only, which is shorter (``benchmarks/prompt/run.py``
+    measures both)."""
     if variant not in VARIANTS:
         raise InputError(
             f"unknown prompt variant {variant!r}; expected one of {', '.join(VARIANTS)}"
@@ -454,7 +544,9 @@ def build_prompt(
         schema = plain_schema(n)
     else:
         task = _GROUNDED_TASK.format(n=n)
-        sections = _grounded_sections(graph, nodes, usable)
+        sections = _grounded_sections(graph, nodes, usable, language=language)
+        if any(key in _LANGUAGE_SECTIONS for key, _ in sections):
+            task += _LANGUAGE_TASK
         schema = (
             constrained_schema(graph, node_ids=[x.id for x in nodes], max_claims=n)
             if variant == "constrained"

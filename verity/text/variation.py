@@ -274,6 +274,12 @@ class Pattern:
         for pieces in _expand(self.parts, slots):
             yield " ".join("".join(pieces).split())
 
+    def compact(self, slots: Mapping[str, str] | None = None) -> str:
+        """The pattern in one line for a person (or a prompt) to read: alternatives as
+        ``(a|b)``, optional parts as ``[a]``, each slot as its value in ``slots`` or, when
+        ``slots`` has none for it, as ``{name}``; literal text unescaped."""
+        return " ".join(_compact(self.parts, slots or {}).split())
+
     def always_has(self, slot: str) -> bool:
         """True when every rendering states ``slot`` (outside optional parts, or in every
         option of a choice)."""
@@ -296,6 +302,19 @@ class Pattern:
                     if text:
                         out.append(text)
         return out
+
+
+def _compact(parts: Sequence[_Part], slots: Mapping[str, str]) -> str:
+    out: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            out.append(part)
+        elif isinstance(part, _Slot):
+            out.append(slots.get(part.name, "{" + part.name + "}"))
+        else:
+            body = "|".join(_compact(option, slots) for option in part.options)
+            out.append(f"[{body}]" if part.optional else f"({body})")
+    return "".join(out)
 
 
 def _always_has(parts: Sequence[_Part], slot: str) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +63,19 @@ def exit_code(claims: int, passed: int) -> int:
     if passed == 0:
         return EXIT_REFUSED
     return EXIT_ALL_VERIFIED if passed == claims else EXIT_TRIMMED
+
+
+def print_warnings(warnings: Sequence[Any]) -> None:
+    """Each warning (``code``, ``message``) as one line on stderr."""
+    for warning in warnings:
+        print(f"verity: warning: {warning.message} [{warning.code}]", file=sys.stderr)
+
+
+def text_check_applies(profile: Any) -> bool:
+    """True when ``profile`` (a name or a :class:`verity.core.profiles.Profile`) checks
+    the text of a claim against its nodes' declared sentences: ``strict`` and profiles
+    extending it."""
+    return (profile if isinstance(profile, str) else profile.base) == "strict"
 
 
 def print_json(data: Any) -> None:

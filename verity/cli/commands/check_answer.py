@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from verity.answer import AnswerResult, Passage, check_answer, coerce_passages
-from verity.cli.commands._output import exit_code, print_json
+from verity.cli.commands._output import exit_code, print_json, print_warnings
 from verity.errors import InputError
 from verity.jsonio import read_json, read_text
 from verity.text.display import one_line
@@ -98,6 +98,11 @@ def run(args: argparse.Namespace) -> int:
             _refuse_if_swapped(args.graph, args.answer)
             raise
         result = check_answer(read_text(args.answer, "answer file"), graph=graph)
+        # A free-text answer may rest on any node: warn when the whole graph declares no
+        # variation.
+        from verity.core.paraphrase import paraphrase_warnings
+
+        warnings = paraphrase_warnings(graph, what="the nodes")
     else:
         try:
             passages = _passages(args.passages)
@@ -105,8 +110,13 @@ def run(args: argparse.Namespace) -> int:
             _refuse_if_swapped(args.passages, args.answer)
             raise
         result = check_answer(read_text(args.answer, "answer file"), passages)
+        warnings = []
+    print_warnings(warnings)
     if args.json:
-        print_json(result.to_dict())
+        out = result.to_dict()
+        if warnings:
+            out["warnings"] = [w.model_dump(mode="json") for w in warnings]
+        print_json(out)
     else:
         print(render(result))
     return exit_code(len(result.claims), len(result.claims) - result.unsupported_claims_removed)

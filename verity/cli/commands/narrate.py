@@ -40,10 +40,14 @@ from verity.cli.commands._output import (
     UNREACHABLE_CODES,
     exit_code,
     print_json,
+    print_warnings,
     render_report,
+    text_check_applies,
     until_stopped,
 )
 from verity.core.gates import PROFILES
+from verity.core.paraphrase import cited_ids, paraphrase_warnings
+from verity.core.report import ReportWarning
 from verity.errors import InputError
 from verity.files import staged_file
 from verity.llm.narrators import Narrator, narrator_from_spec
@@ -245,9 +249,24 @@ def render_result(result: NarrationResult) -> str:
     return "\n".join(lines)
 
 
-def json_result(result: NarrationResult) -> dict[str, Any]:
-    """The ``--json`` object: passes (attempt, report), shipped claims, and the rest."""
-    return result.to_dict()
+def json_result(
+    result: NarrationResult, warnings: list[ReportWarning] | None = None
+) -> dict[str, Any]:
+    """The ``--json`` object: passes (attempt, report), shipped claims, and the rest;
+    ``warnings`` (code, message) only when there are some."""
+    out = result.to_dict()
+    if warnings:
+        out["warnings"] = [w.model_dump(mode="json") for w in warnings]
+    return out
+
+
+def narration_warnings(graph: Any, result: NarrationResult, profile: Any) -> list[ReportWarning]:
+    """The paraphrase warning when the nodes the narrator's claims cite, over all passes,
+    declare no variation and the profile checks the text (:mod:`verity.core.paraphrase`)."""
+    if not text_check_applies(profile):
+        return []
+    docs = [p.attempt.narration for p in result.passes if p.attempt.narration is not None]
+    return paraphrase_warnings(graph, cited_ids(docs))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -282,8 +301,10 @@ def _narrate(args: argparse.Namespace, record: Path | None) -> int:
             )
     except NarratorFailed as failed:  # a failure, not a run: the record is left as it was
         result = failed.result
+    warnings = narration_warnings(graph, result, profile)
+    print_warnings(warnings)
     if args.json:
-        print_json(json_result(result))
+        print_json(json_result(result, warnings))
     else:
         print(render_result(result))
     kept = "" if record is None else f"{record} is unchanged"

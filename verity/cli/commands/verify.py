@@ -10,9 +10,16 @@ import sys
 from typing import Any
 
 from verity.cli.commands._options import add_gates, chosen_profile
-from verity.cli.commands._output import exit_code, print_json, render_report
+from verity.cli.commands._output import (
+    exit_code,
+    print_json,
+    print_warnings,
+    render_report,
+    text_check_applies,
+)
 from verity.core.gates import PROFILES
 from verity.core.graph import EvidenceGraph, load_graph
+from verity.core.paraphrase import cited_ids, paraphrase_warnings
 from verity.core.verify import verify
 from verity.errors import InputError
 from verity.formats import GRAPH_FORMAT, NARRATION_FORMAT
@@ -102,6 +109,10 @@ def run(args: argparse.Namespace) -> int:
         raise
     narration = read_json_arg(args.narration, "narration file")
     report = verify(graph, narration, profile=profile, on_fail="filter")
+    if text_check_applies(profile):
+        warnings = paraphrase_warnings(graph, cited_ids([narration]))
+        report = report.model_copy(update={"warnings": warnings})
+        print_warnings(warnings)
     if args.json:
         print_json(report.to_dict())
     else:
