@@ -10,6 +10,12 @@ Each ``mode`` is one way a server a user points verity at misbehaves:
 - ``notfound``: HTTP 404 for every path (a base URL without ``/v1``).
 
 Every request body is kept in ``requests`` so tests can see what was sent.
+
+:func:`schema_proxy` is not a fake: it forwards every request to a real server (a
+``python -m llama_cpp.server``, which takes a schema only in the ``json_object`` style),
+writing a ``json_schema`` response format as the same schema in that style, so the real
+model decodes under the schema a ``json_schema`` endpoint (OpenAI, vLLM, llama-server)
+would enforce.
 """
 
 from __future__ import annotations
@@ -17,13 +23,15 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["Endpoint", "free_port", "serve"]
+__all__ = ["Endpoint", "free_port", "schema_proxy", "serve"]
 
 
 def free_port() -> int:
@@ -113,6 +121,60 @@ def serve(mode: str, content: str = '{"claims": []}') -> Iterator[Endpoint]:
         yield endpoint
     finally:
         stop.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@contextmanager
+def schema_proxy(upstream: str) -> Iterator[Endpoint]:
+    """A ``/v1`` URL that forwards to ``upstream`` (a ``/v1`` URL), a ``json_schema``
+    response format rewritten as ``{"type": "json_object", "schema": ...}``; each request
+    body as received is kept in ``requests``."""
+    endpoint = Endpoint("")
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            endpoint.requests.append(body)
+            fmt = body.get("response_format") or {}
+            if fmt.get("type") == "json_schema":
+                body = {
+                    **body,
+                    "response_format": {
+                        "type": "json_object",
+                        "schema": fmt["json_schema"]["schema"],
+                    },
+                }
+            path = self.path.removeprefix("/v1")
+            request = urllib.request.Request(
+                upstream + path,
+                data=json.dumps(body).encode("utf-8"),
+                headers={"Content-Type": "application/json"},
+            )
+            try:
+                with urllib.request.urlopen(request, timeout=600) as response:
+                    status, data = response.status, response.read()
+            except urllib.error.HTTPError as exc:
+                status, data = exc.code, exc.read()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    endpoint.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield endpoint
+    finally:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)

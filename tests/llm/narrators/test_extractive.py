@@ -18,6 +18,7 @@ import pytest
 
 from verity import EvidenceGraph, load_graph, verify
 from verity.cli.render import render_demo
+from verity.llm.choice import choice_answer
 from verity.llm.menu import menu_facts
 from verity.llm.narrators import (
     AsyncOpenAIChatNarrator,
@@ -304,41 +305,42 @@ def test_recorded_choice_narration_replays(tmp_path: Path, graph: EvidenceGraph)
 
 
 class FakeChoiceCompletions(FakeMenuCompletions):
-    """A fake endpoint for choice prompts: answers the ``pick``-th number it is offered."""
+    """A fake endpoint for choice prompts: answers the offered numbers from the ``pick``-th
+    on, as many as the schema allows."""
 
     def _answer(self, body: dict[str, Any]) -> Any:
         self.bodies.append(body)
         fmt = body["response_format"]
         schema = fmt["schema"] if "schema" in fmt else fmt["json_schema"]["schema"]
-        offered = schema["properties"]["facts"]["items"]["enum"]
-        number = offered[min(self.pick, len(offered) - 1)]
-        message = SimpleNamespace(content=json.dumps({"facts": [number]}), refusal=None)
+        facts = schema["properties"]["facts"]
+        numbers = facts["items"]["enum"][self.pick :][: facts["maxItems"]]
+        message = SimpleNamespace(content=json.dumps({"facts": numbers}), refusal=None)
         return SimpleNamespace(
             choices=[SimpleNamespace(message=message, finish_reason="stop")],
-            usage=SimpleNamespace(prompt_tokens=100, completion_tokens=4),
+            usage=SimpleNamespace(prompt_tokens=100, completion_tokens=12),
             model="fake-model",
         )
 
 
-def test_openai_decodes_choice_one_number_per_request(graph: EvidenceGraph) -> None:
+def test_openai_sends_choice_in_one_request_its_prompt_and_schema_agree(
+    graph: EvidenceGraph,
+) -> None:
     prompt = build_prompt(graph, "choice")
     fake = FakeChoiceCompletions(pick=1)
     attempt = _openai(fake).narrate(prompt)
-    assert len(fake.bodies) == 5
-    offered = [
-        b["response_format"]["schema"]["properties"]["facts"]["items"]["enum"] for b in fake.bodies
-    ]
-    assert offered[0] == [1]  # the headline first
+    assert len(fake.bodies) == 1  # the whole choice, one request
+    schema = fake.bodies[0]["response_format"]["schema"]
+    assert schema == prompt.json_schema
+    facts = schema["properties"]["facts"]
+    assert facts["items"]["enum"] == list(range(1, len(prompt.listing) + 1))
+    assert facts["maxItems"] == prompt.max_claims == 5
+    assert choice_answer(facts["items"]["enum"], 5)[1] in fake.bodies[0]["messages"][-1]["content"]
     labels = json.loads(attempt.raw_text)["facts"]
-    assert labels[0] == 1 and len(set(labels)) == 5
-    assert all(n in o for n, o in zip(labels, offered, strict=True))
-    # the history holds the numbers chosen so far
-    assert json.loads(fake.bodies[2]["messages"][2]["content"]) == {"facts": labels[:2]}
-    assert attempt.usage == Usage(500, 20) and attempt.variant == "choice"
-    report = verify(graph, attempt.narration or {}, "strict")
-    assert report.summary.all_claims_verified and report.shipped[0].cited_evidence_ids == [
-        "objective"
-    ]
+    assert labels == [2, 3, 4, 5, 6]
+    claims = [{k: v for k, v in c.items() if k != "id"} for c in attempt.claims]
+    assert claims == [prompt.listing[n - 1].claim() for n in labels]
+    assert attempt.usage == Usage(100, 12) and attempt.variant == "choice"
+    assert verify(graph, attempt.narration or {}, "strict").summary.all_claims_verified
 
 
 def test_demo_names_what_paper_would_add(tmp_path: Path) -> None:

@@ -21,8 +21,11 @@ from collections.abc import Iterator
 import pytest
 from jsonschema import Draft202012Validator
 
+from tests.endpoint import schema_proxy
 from tests.helpers import TESTS, needs
 from verity import load_graph
+from verity.cli.main import main
+from verity.llm.choice import choice_answer
 from verity.llm.narrators import OpenAIChatNarrator
 from verity.llm.prompts import build_prompt
 from verity.llm.repair import narrate_and_verify
@@ -150,3 +153,73 @@ def test_extractive_menu_through_the_server_ships_distinct_verified_claims(serve
     assert len({c["cited_evidence_ids"][0] for c in claims}) == len(claims)  # no repeats
     assert result.final.summary.all_claims_verified
     assert attempt.usage.prompt_tokens > 0 and attempt.latency_s > 0
+
+
+def _cli_choice(url: str, fmt: str, capsys: pytest.CaptureFixture[str]) -> dict:  # type: ignore[type-arg]
+    argv = [
+        "narrate",
+        str(FIXTURES / "graph_small.json"),
+        "--narrator",
+        "openai:smollm2",
+        "--base-url",
+        url,
+        "--response-format",
+        fmt,
+        "--variant",
+        "choice",
+        "--timeout",
+        "400",
+        "--max-tokens",
+        "64",
+        "--quiet",
+        "--json",
+    ]
+    code = main(argv)
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0, out
+    return dict(out)
+
+
+def _check_choice(result: dict, fmt_sent: str) -> None:  # type: ignore[type-arg]
+    first = result["passes"][0]["attempt"]
+    assert first["api_error"] is None and first["parse_error"] is None, first
+    raw = json.loads(first["raw_text"])
+    graph = load_graph(FIXTURES / "graph_small.json")
+    prompt = build_prompt(graph, "choice")
+    Draft202012Validator(prompt.json_schema).validate(raw)  # the schema held
+    listed = [item.claim() for item in prompt.listing]
+    shipped = [{k: v for k, v in c.items() if k != "id"} for c in result["shipped"]]
+    assert 1 <= len(shipped) <= prompt.max_claims and all(c in listed for c in shipped)
+    assert [listed[n - 1] for n in raw["facts"]] == shipped  # the model's numbers, in order
+    assert result["refused"] is False and result["stop_reason"] == "all_verified"
+
+
+@pytest.mark.parametrize("fmt", ["json_object", "auto"])
+def test_choice_ships_through_the_server_in_one_request(
+    server: str, fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``verity narrate --narrator openai:... --variant choice``: one request whose schema
+    and wording allow 1 to k numbers, answered under the schema (``auto`` sends
+    ``json_schema`` first, which this server refuses, then keeps ``json_object``)."""
+    result = _cli_choice(server, fmt, capsys)
+    _check_choice(result, fmt)
+    assert result["passes"][0]["attempt"]["retries"] == (1 if fmt == "auto" else 0)
+
+
+def test_choice_ships_in_the_json_schema_style(
+    server: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The ``json_schema`` request, decoded by the real model under the schema it carries
+    (:func:`tests.endpoint.schema_proxy` hands it to this server in its own style)."""
+    with schema_proxy(server) as proxy:
+        result = _cli_choice(proxy.url, "json_schema", capsys)
+    _check_choice(result, "json_schema")
+    sent = [r for r in proxy.requests if "messages" in r]
+    assert len(sent) == 1  # the whole choice in one request
+    fmt = sent[0]["response_format"]
+    assert fmt["type"] == "json_schema"
+    schema = fmt["json_schema"]["schema"]
+    facts = schema["properties"]["facts"]
+    assert facts["maxItems"] == 5 and facts["minItems"] == 1
+    wording = choice_answer(facts["items"]["enum"], facts["maxItems"])[1]
+    assert wording in sent[0]["messages"][-1]["content"]  # prompt and schema agree

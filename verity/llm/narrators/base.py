@@ -26,8 +26,10 @@ recorded when it failed in transport).
 
 A choice prompt's output (``{"facts": [...]}``, numbers of its listing) is read by
 :func:`parse_choice`: each number becomes the claim of its item
-(:func:`verity.llm.prompts.choice_claims`); a number the prompt does not offer makes the
-output unusable (``output.unknown_choice``).
+(:func:`verity.llm.prompts.choice_claims`). What is accepted as written (with a note in
+the attempt's ``notes``) and what makes the output unusable (``output.unknown_choice``,
+``output.too_many_choices``, ``output.choice_not_number``, with ``expected`` and
+``actual``) is :func:`verity.llm.choice.read_choice`'s rule.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from verity.formats import NARRATION_FORMAT, REFUSAL
+from verity.llm.choice import CHOICE_KEY, ChoiceFault, offered_by, read_choice
 from verity.llm.claim_ids import renumber
 from verity.llm.prompts import Prompt, choice_claims, choice_step_prompt, menu_step_prompt
 
@@ -56,6 +59,7 @@ __all__ = [
     "output_attempt",
     "parse_choice",
     "parse_output",
+    "read_choice_output",
 ]
 
 PARSE_ERROR_CODES: dict[str, str] = {
@@ -66,6 +70,8 @@ PARSE_ERROR_CODES: dict[str, str] = {
     "output.empty_claims": "the claims array is empty",
     "output.refusal": "the model refused instead of answering",
     "output.unknown_choice": "a chosen number is not one the prompt offers",
+    "output.too_many_choices": "more numbers chosen than the prompt allows",
+    "output.choice_not_number": "a chosen value is not a whole number",
 }
 API_ERROR_CODES: dict[str, str] = {
     "api.rate_limited": "HTTP 429 after every retry",
@@ -101,9 +107,18 @@ class AttemptError:
 
     code: str
     message: str
+    #: What an answer should have been and what it was, where the reader can say
+    #: (a refused choice answer); None otherwise and then left out of :meth:`to_dict`.
+    expected: str | None = None
+    actual: str | None = None
 
     def to_dict(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
+        out = {"code": self.code, "message": self.message}
+        if self.expected is not None:
+            out["expected"] = self.expected
+        if self.actual is not None:
+            out["actual"] = self.actual
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +167,9 @@ class Attempt:
     retries: int = 0
     simulated: bool = False
     settings: Mapping[str, Any] = field(default_factory=dict)
+    #: What the reader accepted leniently (a choice answer's number written as a string,
+    #: a repeat dropped); empty for most attempts, and then left out of :meth:`to_dict`.
+    notes: tuple[str, ...] = ()
 
     @property
     def claims(self) -> list[Any]:
@@ -166,7 +184,9 @@ class Attempt:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record (what ``--json`` prints and recordings store)."""
-        settings = {"settings": dict(self.settings)} if self.settings else {}
+        settings: dict[str, Any] = {"settings": dict(self.settings)} if self.settings else {}
+        if self.notes:
+            settings["notes"] = list(self.notes)
         return {
             "narrator": self.narrator,
             "model": self.model,
@@ -191,9 +211,10 @@ class Attempt:
         """Rebuild an attempt from :meth:`to_dict` output (KeyError/TypeError if malformed)."""
 
         def err(value: Any) -> AttemptError | None:
-            return (
-                None if value is None else AttemptError(str(value["code"]), str(value["message"]))
-            )
+            if value is None:
+                return None
+            more = {k: str(value[k]) for k in ("expected", "actual") if value.get(k) is not None}
+            return AttemptError(str(value["code"]), str(value["message"]), **more)
 
         usage = data.get("usage") or {}
         narration = data.get("narration")
@@ -214,6 +235,7 @@ class Attempt:
             retries=int(data.get("retries", 0)),
             simulated=bool(data.get("simulated", False)),
             settings=dict(data.get("settings") or {}),
+            notes=tuple(str(n) for n in data.get("notes") or ()),
         )
 
 
@@ -236,10 +258,11 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _read_list(
+def _read_json(
     raw_text: str, finish_reason: str | None, key: str
-) -> tuple[list[Any] | None, AttemptError | None]:
-    """The array under ``key`` of model output (or a top-level array), or why there is none."""
+) -> tuple[Any, AttemptError | None]:
+    """The JSON value of model output, or why there is none (``key``: the answer's key,
+    which a refusal object does not hold)."""
     text = raw_text.strip()
     if finish_reason == "length":
         return None, AttemptError(
@@ -261,6 +284,16 @@ def _read_list(
         return None, AttemptError("output.refusal", f"the model refused: {data[:120]!r}")
     if isinstance(data, dict) and isinstance(data.get("refusal"), str) and key not in data:
         return None, AttemptError("output.refusal", f"the model refused: {data['refusal'][:120]!r}")
+    return data, None
+
+
+def _read_list(
+    raw_text: str, finish_reason: str | None, key: str
+) -> tuple[list[Any] | None, AttemptError | None]:
+    """The array under ``key`` of model output (or a top-level array), or why there is none."""
+    data, error = _read_json(raw_text, finish_reason, key)
+    if error is not None:
+        return None, error
     found = data if isinstance(data, list) else data.get(key) if isinstance(data, dict) else None
     if not isinstance(found, list):
         shape = (
@@ -290,17 +323,38 @@ def parse_choice(
     raw_text: str, finish_reason: str | None, prompt: Prompt
 ) -> tuple[dict[str, Any] | None, AttemptError | None]:
     """Read a choice prompt's output, ``{"facts": [...]}``, into the narration of the
-    chosen items, or say why it cannot be read."""
-    labels, error = _read_list(raw_text, finish_reason, "facts")
-    if labels is None:
-        return None, error
-    claims = choice_claims(prompt, labels)
+    chosen items, or say why it cannot be read (:func:`read_choice_output`)."""
+    narration, error, _ = read_choice_output(raw_text, finish_reason, prompt)
+    return narration, error
+
+
+def read_choice_output(
+    raw_text: str, finish_reason: str | None, prompt: Prompt
+) -> tuple[dict[str, Any] | None, AttemptError | None, tuple[str, ...]]:
+    """:func:`parse_choice` with the notes of what was read leniently
+    (:func:`verity.llm.choice.read_choice` says what is accepted and what is refused)."""
+    data, error = _read_json(raw_text, finish_reason, CHOICE_KEY)
+    if error is not None:
+        return None, error, ()
+    offered, most = offered_by(prompt.json_schema)
+    reading = read_choice(data, offered, most)
+    if isinstance(reading, ChoiceFault):
+        fault = AttemptError(reading.code, reading.message, reading.expected, reading.actual)
+        return None, fault, ()
+    claims = choice_claims(prompt, reading.labels)
     if claims is None:
-        return None, AttemptError(
-            "output.unknown_choice",
-            f"the chosen numbers {json.dumps(labels)[:80]} are not all offered, once each",
+        return (
+            None,
+            AttemptError(
+                "output.unknown_choice",
+                f"the chosen numbers {json.dumps(list(reading.labels))[:80]} do not name "
+                "different facts of the list",
+                "numbers of different listed facts",
+                json.dumps(list(reading.labels))[:120],
+            ),
+            (),
         )
-    return _narration_of(list(claims), prompt.graph_id), None
+    return _narration_of(list(claims), prompt.graph_id), None, reading.notes
 
 
 def _attempt_for(prompt: Prompt, *, narrator: str, model: str, **fields: Any) -> Attempt:
@@ -332,10 +386,11 @@ def output_attempt(
     """An attempt from model output; ``refusal`` is an API-level refusal message, if any."""
     narration: dict[str, Any] | None = None
     error: AttemptError | None
+    notes: tuple[str, ...] = ()
     if refusal:
         error = AttemptError("output.refusal", f"the model refused: {refusal[:120]!r}")
     elif prompt.listing:
-        narration, error = parse_choice(raw_text, finish_reason, prompt)
+        narration, error, notes = read_choice_output(raw_text, finish_reason, prompt)
     else:
         narration, error = parse_output(raw_text, finish_reason, prompt.graph_id)
     return _attempt_for(
@@ -350,6 +405,7 @@ def output_attempt(
         finish_reason=finish_reason,
         retries=retries,
         simulated=simulated,
+        notes=notes,
     )
 
 

@@ -29,7 +29,10 @@ through ``notify``). A prompt that does not fit the server's context window is a
 A menu prompt (the extractive variant) is decoded claim by claim, one request per claim
 (:func:`verity.llm.narrators.base.narrate_menu`): each request offers only the menu items
 still left, and consecutive requests share their long prefix, which servers such as
-llama.cpp's reuse from their cache.
+llama.cpp's reuse from their cache. A choice prompt is one request: its task and its
+schema state the same answer (:func:`verity.llm.choice.choice_answer`, 1 to k distinct
+numbers of the list), in every response format; what comes back is read by
+:func:`verity.llm.choice.read_choice`, whatever the endpoint enforced.
 """
 
 from __future__ import annotations
@@ -471,7 +474,7 @@ class OpenAIChatNarrator(_ChatNarrator):
     _client_class = openai.OpenAI
 
     def narrate(self, prompt: Prompt) -> Attempt:
-        if prompt.menu:
+        if prompt.menu and not prompt.listing:
             return narrate_menu(prompt, self._narrate_one)
         return self._narrate_one(prompt)
 
@@ -497,7 +500,7 @@ class AsyncOpenAIChatNarrator(_ChatNarrator):
     _client_class = openai.AsyncOpenAI
 
     async def anarrate(self, prompt: Prompt) -> Attempt:
-        if prompt.menu:
+        if prompt.menu and not prompt.listing:
             return await anarrate_menu(prompt, self._anarrate_one)
         return await self._anarrate_one(prompt)
 
