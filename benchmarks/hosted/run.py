@@ -266,6 +266,10 @@ def render(result: Mapping[str, Tally], *, restate_asked: bool) -> str:
             ),
         ),
         (
+            "repair prompt tokens (endpoint)",
+            lambda t: "n/a" if t.repair_prompt_tokens is None else str(t.repair_prompt_tokens),
+        ),
+        (
             "grounded prompt tokens/graph",
             lambda t: (
                 "-".join(str(x) for x in sorted({min(t.prompt_tokens), max(t.prompt_tokens)}))
@@ -286,6 +290,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fixtures", type=Path, default=FIXTURES)
     parser.add_argument("--narrator", help="repair through this narrator (openai:MODEL, local...)")
     parser.add_argument("--base-url", help="the endpoint of an openai:MODEL narrator")
+    parser.add_argument("--response-format", help="json_schema, json_object or auto (openai)")
+    parser.add_argument("--timeout", type=float, help="seconds per request (openai)")
+    parser.add_argument("--max-tokens", type=int, help="output tokens per repair call")
     parser.add_argument("--restate", action="store_true", help="restate when verity can")
     parser.add_argument("--json", action="store_true", help="print the counts as JSON")
     parser.add_argument("--verbose", action="store_true", help="list refused true claims")
@@ -296,7 +303,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.narrator:
             from verity.llm.narrators import narrator_from_spec
 
-            options = {"base_url": args.base_url} if args.base_url else {}
+            options = {
+                "base_url": args.base_url,
+                "response_format": args.response_format,
+                "timeout_s": args.timeout,
+                "max_tokens": args.max_tokens,
+            }
             narrator = narrator_from_spec(args.narrator, **options)
         restate = restate_supported() if args.restate else None
         result = measure(data, narrator=narrator, restate=restate)
