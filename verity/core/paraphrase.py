@@ -17,10 +17,23 @@ from collections.abc import Iterable
 from verity.core.graph import EvidenceGraph
 from verity.core.report import ReportWarning
 
-__all__ = ["NO_DECLARED_VARIATION", "cited_ids", "declares_variation", "paraphrase_warnings"]
+__all__ = [
+    "NO_DECLARED_VARIATION",
+    "cited_ids",
+    "declares_variation",
+    "paraphrase_warnings",
+    "text_check_applies",
+]
 
 #: The warning's code.
 NO_DECLARED_VARIATION = "no_declared_variation"
+
+
+def text_check_applies(profile: object) -> bool:
+    """True when ``profile`` (a name or a :class:`verity.core.profiles.Profile`) checks
+    the text of a claim against its nodes' declared sentences: ``strict`` and profiles
+    extending it."""
+    return (profile if isinstance(profile, str) else getattr(profile, "base", None)) == "strict"
 
 
 def declares_variation(graph: EvidenceGraph, node_ids: Iterable[str] | None = None) -> bool:

@@ -20,6 +20,7 @@ from verity._lines import load_graph_dir
 from verity.answer import check_answer
 from verity.core.gates import PROFILES
 from verity.core.graph import EvidenceGraph, load_graph
+from verity.core.paraphrase import cited_ids, paraphrase_warnings, text_check_applies
 from verity.core.profiles import Profile
 from verity.core.verify import verify
 from verity.errors import InputError, VerityError
@@ -144,7 +145,12 @@ def _verify(data: dict[str, Any]) -> Any:
     if not isinstance(data["narration"], dict):
         raise InputError('"narration" must be a narration object')
     profile = _profile(data.get("profile", "strict"))
-    return verify(_graph(data["graph"]), data["narration"], profile, on_fail="filter").to_dict()
+    graph = _graph(data["graph"])
+    report = verify(graph, data["narration"], profile, on_fail="filter")
+    if text_check_applies(profile):  # the warning verity verify gives, in the report
+        warnings = paraphrase_warnings(graph, cited_ids([data["narration"]]))
+        report = report.model_copy(update={"warnings": warnings})
+    return report.to_dict()
 
 
 def _check_answer(data: dict[str, Any]) -> Any:
@@ -154,7 +160,12 @@ def _check_answer(data: dict[str, Any]) -> Any:
     if "graph" in data:
         if "passages" in data:
             raise InputError('give "passages" or "graph", not both')
-        return check_answer(text, graph=_graph(data["graph"])).to_dict()
+        graph = _graph(data["graph"])
+        out: dict[str, Any] = check_answer(text, graph=graph).to_dict()
+        warnings = paraphrase_warnings(graph, what="the nodes")
+        if warnings:  # as verity check-answer --graph --json gives it
+            out["warnings"] = [w.model_dump(mode="json") for w in warnings]
+        return out
     if "passages" not in data:
         raise InputError('the request body has no "passages" (or "graph")')
     if not isinstance(passages, list):

@@ -71,13 +71,6 @@ def print_warnings(warnings: Sequence[Any]) -> None:
         print(f"verity: warning: {warning.message} [{warning.code}]", file=sys.stderr)
 
 
-def text_check_applies(profile: Any) -> bool:
-    """True when ``profile`` (a name or a :class:`verity.core.profiles.Profile`) checks
-    the text of a claim against its nodes' declared sentences: ``strict`` and profiles
-    extending it."""
-    return (profile if isinstance(profile, str) else profile.base) == "strict"
-
-
 def print_json(data: Any) -> None:
     sys.stdout.write(dumps(data))
 

@@ -42,11 +42,10 @@ from verity.cli.commands._output import (
     print_json,
     print_warnings,
     render_report,
-    text_check_applies,
     until_stopped,
 )
 from verity.core.gates import PROFILES
-from verity.core.paraphrase import cited_ids, paraphrase_warnings
+from verity.core.paraphrase import cited_ids, paraphrase_warnings, text_check_applies
 from verity.core.report import ReportWarning
 from verity.errors import InputError
 from verity.files import staged_file

@@ -15,11 +15,10 @@ from verity.cli.commands._output import (
     print_json,
     print_warnings,
     render_report,
-    text_check_applies,
 )
 from verity.core.gates import PROFILES
 from verity.core.graph import EvidenceGraph, load_graph
-from verity.core.paraphrase import cited_ids, paraphrase_warnings
+from verity.core.paraphrase import cited_ids, paraphrase_warnings, text_check_applies
 from verity.core.verify import verify
 from verity.errors import InputError
 from verity.formats import GRAPH_FORMAT, NARRATION_FORMAT
