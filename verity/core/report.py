@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from verity.core.claims import Claim
 from verity.core.gate_error import GateError
@@ -57,8 +57,15 @@ class Report(BaseModel):
     #: :meth:`to_dict` when there are none, so a report without them reads as before.
     warnings: list[ReportWarning] = Field(default_factory=list)
 
+    @model_serializer(mode="wrap")
+    def _without_empty_warnings(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # Every dump (dict or JSON) leaves out an empty warnings list, so a report without
+        # warnings is byte for byte what it was before the field existed.
+        out = handler(self)
+        if isinstance(out, dict) and not self.warnings:
+            out.pop("warnings", None)
+        return out
+
     def to_dict(self) -> dict[str, Any]:
-        out = self.model_dump(mode="json")
-        if not self.warnings:
-            del out["warnings"]
+        out: dict[str, Any] = self.model_dump(mode="json")
         return out
