@@ -155,6 +155,10 @@ class Tally:
     repair_prompt_tokens: int | None = None
     # Restated (None: not available or not asked for).
     restated: int | None = None
+    # Pass 0 with --restate and no narrator: true claims shipping as written or restated,
+    # and false claims whose text was replaced by their node's declared sentence.
+    true_shipped_restate: int | None = None
+    false_restated: int | None = None
     refused_true: list[str] = field(default_factory=list)
     escaped: list[str] = field(default_factory=list)
 
@@ -202,6 +206,8 @@ def measure_case(
     if restate == "verify":
         t.restated = sum(is_restated(c) for c in report.shipped)
     if narrator is None:
+        if restate == "narrate_and_verify":
+            _restate_pass0(t, g, narration["claims"], truth)
         return t
     from verity.llm.repair import narrate_and_verify
 
@@ -231,6 +237,33 @@ def measure_case(
     return t
 
 
+class _NoRepair:
+    """The narrator after pass 0 when none is given: never called (no repair pass)."""
+
+    name = "none"
+
+    def narrate(self, prompt: Prompt) -> Attempt:  # pragma: no cover - repairs=0
+        raise RuntimeError("no repair narrator")
+
+
+def _restate_pass0(
+    t: Tally, g: Any, claims: Sequence[Mapping[str, Any]], truth: Sequence[bool]
+) -> None:
+    """Pass 0 as written, then restatement without a model call (no repair)."""
+    from verity.llm.repair import narrate_and_verify
+
+    result = narrate_and_verify(
+        g, FixtureFirst(claims, _NoRepair()), "grounded", "strict", 0, restate=True
+    )
+    shipped = {c.id for c in result.final.shipped}
+    restated = {r.id for r in result.restated}
+    ids = [c["id"] for c in claims]
+    t.true_shipped_restate = sum(ok and i in shipped for i, ok in zip(ids, truth, strict=True))
+    t.false_restated = sum(not ok and i in restated for i, ok in zip(ids, truth, strict=True))
+    t.shipped_final = len(shipped)
+    t.restated = len(restated & shipped)
+
+
 def measure(
     data: Mapping[str, Any], *, narrator: Narrator | None = None, restate: str | None = None
 ) -> dict[str, Tally]:
@@ -258,6 +291,14 @@ def render(result: Mapping[str, Tally], *, restate_asked: bool) -> str:
         (
             "false claims shipped, repaired",
             lambda t: "n/a" if t.false_shipped_final is None else str(t.false_shipped_final),
+        ),
+        (
+            "pass 0 + restated, no model (true)",
+            lambda t: _pct(t.true_shipped_restate, t.true_claims),
+        ),
+        (
+            "false claims restated (ship their node's sentence)",
+            lambda t: "n/a" if t.false_restated is None else str(t.false_restated),
         ),
         (
             "restated of shipped",

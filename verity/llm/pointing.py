@@ -277,4 +277,38 @@ def keeps_meaning(graph: EvidenceGraph, written: str, text: str) -> bool:
     restatement never turns "fewest" into "most", Q4 into Q3, or "only" into nothing)."""
     if not same_markers(graph, written, text):
         return False
+    if _bindings(graph, written) != _bindings(graph, text):
+        return False
+    if _order_by_kind(graph, written) != _order_by_kind(graph, text):
+        return False
     return _words(graph, written) & guarded_words(graph) <= _words(graph, text)
+
+
+def _order_by_kind(graph: EvidenceGraph, text: str) -> dict[str, list[str]]:
+    """The entities of each kind in the order the text names them: a restatement keeps
+    it, so "A wins, ahead of B" never stands for "B wins, ahead of A" even at one rate
+    (an entity before another of its kind is a role, as winner before runner-up)."""
+    out: dict[str, list[str]] = {}
+    for token in sentence_key(text, graph.matcher):
+        if token[:1] == "@":
+            entity = graph.entities.get(token[1:])
+            kind = entity.kind if entity is not None else ""
+            seen = out.setdefault(kind, [])
+            if token not in seen:
+                seen.append(token)
+    return out
+
+
+def _bindings(graph: EvidenceGraph, text: str) -> frozenset[tuple[str, str]]:
+    """Which number each entity is stated with: every entity mention paired with the
+    nearest number mention (the one after it on a tie; ``""`` when there is none). A
+    restatement keeps them all, so it never swaps values between entities: "A wins at
+    2%, ahead of B at 4.5%" is no restatement of "A wins at 4.5%, ahead of B at 2%"."""
+    key = sentence_key(text, graph.matcher)
+    numbers = [i for i, t in enumerate(key) if t[:1] == "<"]
+    pairs = set()
+    for i, token in enumerate(key):
+        if token[:1] == "@":
+            nearest = min(numbers, key=lambda j: (abs(j - i), j < i), default=None)
+            pairs.add((token, "" if nearest is None else key[nearest]))
+    return frozenset(pairs)
