@@ -15,7 +15,7 @@ from verity import EvidenceGraph, load_graph
 from verity.core.paraphrase import declares_variation
 from verity.core.verify import verify
 from verity.llm.menu import _mentioned, _stated_numbers, menu_items
-from verity.llm.prompts import build_prompt
+from verity.llm.prompts import LANGUAGE_BUDGET_CHARS, build_prompt
 from verity.text.variation import parse_pattern
 
 CASES = load_json(FIXTURES / "prompts" / "language.json")
@@ -86,7 +86,19 @@ def test_forms_and_optional_parts_are_those_of_the_listed_nodes(case: dict[str, 
     optional = {
         n.id: [graph.named(x) for x in n.optional_spans] for n in listed if n.optional_spans
     }
-    assert data.get("forms", {}) == expected
+    forms = data.get("forms", {})
+    # Variants are listed in order, the last ones left out only to keep the budget.
+    full = {tid: entry.pop("or", []) for tid, entry in expected.items()}
+    given = {tid: entry.pop("or", []) for tid, entry in forms.items()}
+    assert forms == expected
+    assert all(given[tid] == full[tid][: len(given[tid])] for tid in full)
+    size = sum(len(json.dumps(v, ensure_ascii=False)) for v in given.values())
+    assert size <= LANGUAGE_BUDGET_CHARS
+    if given != full:  # something was left out: one more variant would not have fit
+        assert (
+            size + min(len(full[t][len(given[t])]) for t in full if len(given[t]) < len(full[t]))
+            > LANGUAGE_BUDGET_CHARS - 200
+        )
     assert data.get("optional", {}) == optional
     teaches = bool(expected or optional)
     assert teaches == case["declares_variation"] == declares_variation(graph)

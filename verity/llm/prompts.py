@@ -427,7 +427,31 @@ def _forms(graph: EvidenceGraph, nodes: Sequence[NodeModel]) -> dict[str, dict[s
         if sets:
             entry["any_order"] = sets
         out[template_id] = entry
-    return out
+    return _within_budget(out)
+
+
+#: The most characters the variants of ``forms`` may take (about 500 tokens at three
+#: characters a token): the language must leave the embedded model's 8,192-token window
+#: room for the data, a repair pass's review and the answer.
+LANGUAGE_BUDGET_CHARS = 1500
+
+
+def _within_budget(forms: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``forms`` with variants left out, the last of the template holding the most first,
+    until the variants fit :data:`LANGUAGE_BUDGET_CHARS`; every template keeps its
+    pattern, so a claim in a left-out wording is refused as before, never let through."""
+
+    def size() -> int:
+        return sum(len(json.dumps(e.get("or", []), ensure_ascii=False)) for e in forms.values())
+
+    while size() > LANGUAGE_BUDGET_CHARS:
+        longest = max(forms.values(), key=lambda e: (len(e.get("or", [])), -len(str(e))))
+        if not longest.get("or"):
+            break
+        longest["or"].pop()
+        if not longest["or"]:
+            del longest["or"]
+    return forms
 
 
 def _optional(graph: EvidenceGraph, nodes: Sequence[NodeModel]) -> dict[str, list[str]]:
