@@ -112,18 +112,8 @@ def serve(mode: str, content: str = '{"claims": []}') -> Iterator[Endpoint]:
                 return
             self._reply(200, _completion(content))
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    endpoint.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with _serving(Handler, endpoint, stop):
         yield endpoint
-    finally:
-        stop.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 @contextmanager
@@ -167,14 +157,26 @@ def schema_proxy(upstream: str) -> Iterator[Endpoint]:
             self.end_headers()
             self.wfile.write(data)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with _serving(Handler, endpoint):
+        yield endpoint
+
+
+@contextmanager
+def _serving(
+    handler: type[BaseHTTPRequestHandler], endpoint: Endpoint, stop: threading.Event | None = None
+) -> Iterator[None]:
+    """Serve ``handler`` on a free loopback port (``endpoint.url`` is its ``/v1``) until
+    the block ends; then set ``stop`` (to release a waiting handler) and shut down."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     endpoint.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield endpoint
+        yield
     finally:
+        if stop is not None:
+            stop.set()
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)

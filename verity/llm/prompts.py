@@ -646,10 +646,33 @@ def build_repair_prompt(
     menu: tuple[MenuItem, ...] = ()
     if base.menu:
         # Replacements come from what is left of the menu: no fact already kept or dropped.
-        said = [*review.get("kept_claims", []), *(item.get("claim") for item in failing)]
-        menu = tuple(_remaining(base.menu, [*said, *stated]))
+        menu = _menu_left(base, review, stated)
         n = max(1, min(n, len(menu_facts(menu))))
         schema = menu_schema(menu, n)
+    return _repair_of(base, user, schema, n, pass_index, previous_output, failing, menu)
+
+
+def _menu_left(
+    base: Prompt, review: Mapping[str, Any], stated: Sequence[Any]
+) -> tuple[MenuItem, ...]:
+    """What of ``base``'s menu no claim has stated: kept, sent back failing, or ``stated``."""
+    failing = review.get("failing_claims", [])
+    said = [*review.get("kept_claims", []), *(item.get("claim") for item in failing)]
+    return tuple(_remaining(base.menu, [*said, *stated]))
+
+
+def _repair_of(
+    base: Prompt,
+    user: str,
+    schema: dict[str, Any],
+    n: int,
+    pass_index: int,
+    previous_output: str,
+    failing: Sequence[Mapping[str, Any]],
+    menu: tuple[MenuItem, ...],
+) -> Prompt:
+    """A repair prompt: ``base``'s conversation and the model's previous output, then
+    ``user`` asking for at most ``n`` under ``schema`` from ``menu``."""
     return Prompt(
         variant=base.variant,
         graph_id=base.graph_id,
@@ -704,8 +727,7 @@ def build_choice_repair_prompt(
     with the answer's rule worded by :func:`verity.llm.choice.choice_answer` from the same
     numbers and limit as the schema sent."""
     failing = review.get("failing_claims", [])
-    said = [*review.get("kept_claims", []), *(item.get("claim") for item in failing)]
-    menu = tuple(_remaining(base.menu, [*said, *stated]))
+    menu = _menu_left(base, review, stated)
     offered = _labels(base, menu)
     n = max(1, min(max_claims, base.max_claims, len(offered) or 1))
     schema, answer = choice_answer(offered, n)
@@ -716,22 +738,7 @@ def build_choice_repair_prompt(
         ("facts", {str(i): base.listing[i - 1].text for i in offered}),
     ]
     user = f"{_CHOICE_REPAIR_TASK.format(answer=answer)}\n{data_block(sections, review=True)}"
-    return Prompt(
-        variant=base.variant,
-        graph_id=base.graph_id,
-        system=base.system,
-        user=user,
-        json_schema=schema,
-        max_claims=n,
-        pass_index=pass_index,
-        listed_node_ids=base.listed_node_ids,
-        omitted_node_ids=base.omitted_node_ids,
-        history=(("user", base.user), ("assistant", previous_output)),
-        graph=base.graph,
-        review=tuple(dict(x) for x in failing),
-        menu=menu,
-        listing=base.listing,
-    )
+    return _repair_of(base, user, schema, n, pass_index, previous_output, failing, menu)
 
 
 _NEXT_CLAIM = (
