@@ -19,7 +19,6 @@ Pure functions over an :class:`~verity.core.graph.EvidenceGraph`, used by
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from difflib import SequenceMatcher
 from itertools import islice
 from typing import Any
 
@@ -27,7 +26,7 @@ from verity.core._declarations import WIDENING
 from verity.core.gates import text_mentions
 from verity.core.graph import EvidenceGraph
 from verity.text.numbers import number_value
-from verity.text.variation import MARKERS, sentence_key
+from verity.text.variation import MARKERS, likeness, sentence_key, unread_words
 
 __all__ = [
     "MAX_RENDERINGS",
@@ -85,12 +84,6 @@ RESTATABLE_CODES = frozenset(
 )
 
 
-def likeness(key: Sequence[str], other: Sequence[str]) -> float:
-    """How much of two token keys lines up (difflib's ratio, no junk heuristic): the
-    measure the text check names its nearest declared sentence by."""
-    return SequenceMatcher(None, key, other, autojunk=False).ratio()
-
-
 def _renderings(graph: EvidenceGraph, node_id: str) -> Iterable[str]:
     node = graph.nodes[node_id]
     if node.template is None or not node.slots:
@@ -134,26 +127,14 @@ def nearest_declared(
     return [text for _, (_, text) in ranked[:n]]
 
 
-def _readable(tokens: Iterable[str]) -> str:
-    """Tokens as words: entity ids without their mark, numbers unbracketed."""
-    return " ".join(t[1:] if t[:1] == "@" else t[1:-1] if t[:1] == "<" else t for t in tokens)
-
-
 def words_not_read(graph: EvidenceGraph, sentence: str, nearest: str) -> dict[str, str]:
     """``not_read``: the words of ``sentence`` that ``nearest`` does not hold;
     ``missing``: the words of ``nearest`` that ``sentence`` leaves out (one alignment of
     their token keys, as the text check reads them)."""
-    key = sentence_key(sentence, graph.matcher)
-    other = sentence_key(nearest, graph.matcher)
-    extra: list[str] = []
-    missing: list[str] = []
-    matcher = SequenceMatcher(None, key, other, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op in ("replace", "delete"):
-            extra.extend(key[i1:i2])
-        if op in ("replace", "insert"):
-            missing.extend(other[j1:j2])
-    return {"not_read": _readable(extra), "missing": _readable(missing)}
+    not_read, missing = unread_words(
+        sentence_key(sentence, graph.matcher), sentence_key(nearest, graph.matcher)
+    )
+    return {"not_read": not_read, "missing": missing}
 
 
 def stated_by(graph: EvidenceGraph, claim: Mapping[str, Any]) -> tuple[set[str], set[str]]:

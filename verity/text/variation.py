@@ -74,6 +74,7 @@ __all__ = [
     "declare",
     "free_sentences",
     "is_supported",
+    "likeness",
     "parse_pattern",
     "read_scopes",
     "sentence_key",
@@ -864,12 +865,12 @@ def _readable(tokens: Iterable[str]) -> str:
     return " ".join(t[1:] if t[:1] == "@" else t[1:-1] if t[:1] == "<" else t for t in tokens)
 
 
-def _likeness(key: tuple[str, ...], other: tuple[str, ...]) -> float:
+def likeness(key: Sequence[str], other: Sequence[str]) -> float:
     """How much of two token keys lines up (difflib's ratio, no junk heuristic)."""
     return SequenceMatcher(None, key, other, autojunk=False).ratio()
 
 
-def _unread(key: tuple[str, ...], nearest: tuple[str, ...]) -> tuple[str, str]:
+def unread_words(key: Sequence[str], nearest: Sequence[str]) -> tuple[str, str]:
     """(the words of ``key`` that ``nearest`` does not hold, the words of ``nearest``
     that ``key`` leaves out), each as readable text, from one alignment of the two."""
     matcher = SequenceMatcher(None, key, nearest, autojunk=False)
@@ -885,7 +886,7 @@ def _unread(key: tuple[str, ...], nearest: tuple[str, ...]) -> tuple[str, str]:
 
 def _nearest_text(key: tuple[str, ...], declared: Declared) -> tuple[tuple[str, ...], str]:
     """The declared sentence (statement or cut) most like ``key``: its key and text."""
-    return max(declared.texts.items(), key=lambda item: _likeness(key, item[0]))
+    return max(declared.texts.items(), key=lambda item: likeness(key, item[0]))
 
 
 def _not_read(key: tuple[str, ...], node_id: str, declared: Declared) -> SentenceVerdict:
@@ -893,7 +894,7 @@ def _not_read(key: tuple[str, ...], node_id: str, declared: Declared) -> Sentenc
     nearest declared sentence as what was expected."""
     reason: Reason = "not_contained" if declared.template is None else "variant_not_declared"
     nearest, text = _nearest_text(key, declared)
-    extra, missing = _unread(key, nearest)
+    extra, missing = unread_words(key, nearest)
     said = []
     if extra:
         said.append(f"does not read {extra!r}")
@@ -1119,7 +1120,7 @@ def support_sentence(
         # Nothing came closer than "not read": name the node whose declared sentence
         # lines up best with the sentence, not the first cited.
         node_id, declared = max(
-            unplaced, key=lambda item: _likeness(key, _nearest_text(key, item[1])[0])
+            unplaced, key=lambda item: likeness(key, _nearest_text(key, item[1])[0])
         )
         closest = _not_read(key, node_id, declared)
     return closest or SentenceVerdict((), "not_contained")
