@@ -63,7 +63,12 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> str:
 def test_strict_refuses_every_attack_and_accepts_every_control(
     case: dict[str, Any], folder: str
 ) -> None:
-    graph = _graph(case["graph"], folder)
+    judge(_graph(case["graph"], folder), case)
+
+
+def judge(graph: EvidenceGraph, case: dict[str, Any]) -> None:
+    """Paper passes the case's claim; strict refuses an attack by its text (polarity or
+    prose codes alone) and ships a control."""
     claim = _claim(graph, case)
     paper = verify(graph, {"claims": [claim]}, profile="paper")
     assert paper.summary.all_claims_verified, [e.code for e in paper.claims[0].errors]
