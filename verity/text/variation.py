@@ -1246,11 +1246,14 @@ def _read_part(
     cited: Sequence[tuple[str, Declared]],
     matcher: AliasMatcher | None,
 ) -> frozenset[str]:
-    """The cited nodes that state part ``key`` with the scopes it is read with."""
+    """The cited nodes that state part ``key`` with the scopes it is read with: its own
+    supporters stating them, else the nodes declaring it with their phrases put in."""
+    if not needed:
+        return found
     by_id = dict(cited)
     own = _in_scope(found, needed, by_id)
-    if own or not needed:
-        return own if needed else found
+    if own:
+        return own
     for reading in _scoped(key, needed, matcher):
         scoped = _in_scope(_direct(reading, cited), needed, by_id)
         if scoped:
