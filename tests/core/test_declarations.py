@@ -282,3 +282,27 @@ def test_the_card_templates_pass_and_lose_their_best_card_variants() -> None:
         for variant in graph.templates["t"][1:]:
             assert "every year" not in variant.source and "each year" not in variant.source
             assert "(best|top|leading)" not in variant.source
+
+
+BY_ENDING: dict[str, Any] = VARIANTS["by_ending"]
+ENDING_WORDS = sorted(
+    (word, kind)
+    for kind, words in BY_ENDING.items()
+    if kind in _declarations.WIDENING
+    for word in words
+)
+
+
+@pytest.mark.parametrize(("word", "kind"), ENDING_WORDS, ids=lambda x: x)
+def test_a_word_no_list_holds_is_classed_by_its_ending(word: str, kind: str) -> None:
+    variant = FRAME["variant"].replace("WORD", word)
+    refused(lambda: template_graph(FRAME["plain"], [variant]), word)
+    listed = sorted(VARIANTS["words"][kind])[0]
+    canonical = FRAME["with_word"].replace("WORD", listed)
+    assert template_graph(canonical, [variant]).templates["t"]
+
+
+@pytest.mark.parametrize("word", BY_ENDING["not_by_ending"])
+def test_a_word_of_the_ending_that_is_no_superlative_keeps_no_class(word: str) -> None:
+    variant = FRAME["variant"].replace("WORD", word)
+    assert template_graph(FRAME["plain"], [variant]).templates["t"]
