@@ -95,6 +95,7 @@ V5_CONTROLS = harness.load(HERE / "v5_controls.json")["cases"]
 V5_FREE = harness.load(HERE / "v5_freetext.json")
 V5_CLASSES = {
     "scope_join",
+    "gapped",
     "scope_next_sentence",
     "scope_into_list",
     "condition_carry",
@@ -105,6 +106,7 @@ V5_CLASSES = {
 }
 V5_STYLES = {
     "serial_comma",
+    "gapped",
     "member_order",
     "scope_moved",
     "value_parentheses",

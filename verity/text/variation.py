@@ -1041,6 +1041,71 @@ def _distinct(found: Sequence[frozenset[str]]) -> list[str] | None:
     return pick(0, ())
 
 
+# A gapped coordination states the words its conjuncts share once, at the front: "X wins gas
+# at 2% and online at 5%" is "X wins gas at 2%" and "X wins online at 5%". The reading puts
+# the shared words back: the first conjunct is a sentence a cited node declares whole, and
+# each later conjunct, with the first conjunct's opening words put in front of it, is one a
+# different cited node declares whole. Nothing of one conjunct is read into another: every
+# word the reader takes away is in a declared sentence, and a conjunct the opening cannot
+# complete ("and Voyager Reserve online at 5%", a second subject) is not read this way.
+# The shared words hold no number: "recorded 6 penguins of sex female and male" reads as 6
+# of both together (a coordination of one slot, which only a template's ``coordinable``
+# grants), not as 6 of each.
+_MAX_GAPPED = 4
+
+
+def _is_number(token: str) -> bool:
+    return token.startswith("<") and token.endswith(">")
+
+
+def _gap_conjuncts(rest: tuple[str, ...]) -> list[tuple[str, ...]] | None:
+    """The later conjuncts of a gapped coordination from what follows its first conjunct:
+    ``and C``, ``, and C`` or ``, C2, C3[,] and Ck``; none holds a comma or an ``and``."""
+    if rest[:1] == ("and",) or rest[:2] == (",", "and"):
+        last = rest[1:] if rest[0] == "and" else rest[2:]
+        return [last] if last and "," not in last and "and" not in last else None
+    if rest[:1] != (",",) or "and" not in rest:
+        return None
+    a = len(rest) - 1 - rest[::-1].index("and")
+    middle = rest[1 : a - 1] if rest[a - 1] == "," else rest[1:a]
+    last = rest[a + 1 :]
+    out: list[tuple[str, ...]] = []
+    piece: list[str] = []
+    for token in middle:
+        if token == ",":
+            out.append(tuple(piece))
+            piece = []
+        elif token == "and":
+            return None
+        else:
+            piece.append(token)
+    out += [tuple(piece), last]
+    if len(out) > _MAX_GAPPED or not all(out) or any("," in c or "and" in c for c in out):
+        return None
+    return out
+
+
+def _gapped(key: tuple[str, ...], cited: Sequence[tuple[str, Declared]]) -> _Reading | None:
+    """(supporters per conjunct, the conjuncts with the shared words put back) for a gapped
+    coordination of sentences cited nodes declare, or None."""
+    for end in range(len(key) - 1, 1, -1):
+        if key[end] not in (",", "and"):
+            continue
+        conjuncts = _gap_conjuncts(key[end:])
+        first = _direct(key[:end], cited) if conjuncts else frozenset()
+        if not conjuncts or not first:
+            continue
+        for shared in range(1, end):
+            if _is_number(key[shared - 1]):
+                break
+            parts = [key[:end], *((*key[:shared], *c) for c in conjuncts)]
+            found = [first, *(_direct(part, cited) for part in parts[1:])]
+            chosen = _distinct(found) if all(found) else None
+            if chosen is not None:
+                return tuple(frozenset({i}) for i in chosen), tuple(parts)
+    return None
+
+
 def _joins(key: tuple[str, ...], bare_and: bool = False) -> list[tuple[int, int]]:
     """Clause joins of ``key``: (end of the clause before, start of the clause after) at
     every ``;`` and every ``, and`` (and, with ``bare_and``, every other ``and``)."""
@@ -1091,6 +1156,9 @@ def support_sentence(
     aggregated, failure = _aggregate(key, cited, matcher)
     if aggregated is not None:
         readings.append(aggregated)
+    gapped = _gapped(key, cited)
+    if gapped is not None:
+        readings.append(gapped)
     # Whole declared sentences may be joined by a bare ``and`` too: each side must be a
     # sentence a cited node declares on its own, so no word of one is read into the other.
     joins = _joins(key, bare_and=True)
@@ -1139,7 +1207,7 @@ def _parts_support(
             out.append(direct)
             keys.append(part)
             continue
-        aggregated, _ = _aggregate(part, cited, matcher)
+        aggregated = _aggregate(part, cited, matcher)[0] or _gapped(part, cited)
         if aggregated is None:
             return None
         out.extend(aggregated[0])
