@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +17,17 @@ import pulp
 import pytest
 
 from tests.backends.lp.examples import MODELS, SOLVER_PARAMS
+from tests.core.test_declared_variation import _deletions, _optional_keys, _render
 from tests.helpers import FIXTURES, load_json
 from verity import EvidenceGraph, format_number, load_graph, verify, what_if
 from verity.backends._pulp_support import variable
 from verity.backends.pulp import LpBackendError, facts_of, read_model, solve_problem
+from verity.backends.pulp._whatif_templates import COORDINABLE
 from verity.backends.pulp.whatif import RULES
 from verity.cli.main import main
 from verity.core.graph import entity_scan
 from verity.text.numbers import find_numbers, number_value
+from verity.text.variation import sentence_key, support_sentence
 
 SPEC: dict[str, Any] = load_json(FIXTURES / "lp" / "whatif.json")
 CASES = {c["id"]: c for c in SPEC["cases"]}
@@ -32,7 +36,7 @@ _SENSE = {"<=": pulp.LpConstraintLE, ">=": pulp.LpConstraintGE, "=": pulp.LpCons
 
 def _changed(spec: Mapping[str, Any], changes: Mapping[str, float]) -> dict[str, Any]:
     """The model spec with the changes written into it (independently of the backend)."""
-    out = json.loads(json.dumps(spec))
+    out: dict[str, Any] = json.loads(json.dumps(spec))
     for name, value in changes.items():
         head, _, tail = name.rpartition(".")
         rows = [c for c in out["constraints"] if c["name"] == name]
@@ -234,3 +238,61 @@ def test_the_command_line_re_solves_a_model_file(
         assert main(["what-if", str(model), "--set", bad, "--out", str(out)]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and message in err, err
+
+
+def _case_graph(case_id: str) -> EvidenceGraph:
+    case = CASES[case_id]
+    spec = SPEC["models"][case["model"]]
+    return what_if(_problem(spec), case["changes"], labels=spec["labels"])
+
+
+@pytest.mark.parametrize("case_id", list(CASES))
+def test_every_undeclared_deletion_of_a_what_if_statement_is_refused(case_id: str) -> None:
+    """The exhaustive deletion check of tests/core/test_declared_variation.py, over the
+    what-if templates (every node of every fixture case)."""
+    graph = _case_graph(case_id)
+    checked = 0
+    for node_id in graph.nodes:
+        declared = graph.declared(node_id)
+        canonical = declared.canonical
+        cuts, parts = _optional_keys(graph, node_id)
+        for i, j in _deletions(canonical):
+            shorter = canonical[:i] + canonical[j:]
+            checked += 1
+            if declared.declares(shorter):
+                run = canonical[i:j]
+                inside = any(
+                    p[k : k + len(run)] == run for p in parts for k in range(len(p) - len(run) + 1)
+                )
+                assert shorter in cuts or inside, (node_id, run)
+    assert checked > 0
+
+
+def test_only_a_choice_coordinates_across_what_if_facts() -> None:
+    """Over every pair of nodes of one template in every fixture case: ``drops A and B from
+    the plan`` is accepted (one slot differs, a coordinable one), a coordination of any
+    other slot, or of nodes differing in more than one slot, is refused."""
+    refused = accepted = 0
+    for case_id in CASES:
+        graph = _case_graph(case_id)
+        by_template: dict[str, list[str]] = {}
+        for node in graph.model.nodes:
+            by_template.setdefault(str(node.template), []).append(node.id)
+        for ids in by_template.values():
+            for a, b in combinations(ids, 2):
+                slots_a, slots_b = graph.nodes[a].slots, graph.nodes[b].slots
+                cited = [(a, graph.declared(a)), (b, graph.declared(b))]
+                differ = [s for s in slots_a if slots_a[s] != slots_b[s]]
+                for slot in differ:
+                    text = _render(graph, a, slot, f"{slots_a[slot]} and {slots_b[slot]}")
+                    key = sentence_key(text, graph.matcher)
+                    verdict = support_sentence(key, cited, graph.matcher)
+                    if len(differ) == 1 and slot in COORDINABLE.get(
+                        str(graph.nodes[a].template), ()
+                    ):
+                        assert verdict.supporters, text
+                        accepted += 1
+                    else:
+                        assert not verdict.supporters, text
+                        refused += 1
+    assert refused > 0 and accepted > 0

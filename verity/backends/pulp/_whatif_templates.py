@@ -6,7 +6,7 @@ Every statement says how it was obtained: it opens with ``Re-solving with {chang
 (``the upper limit on machine time at the Austin plant at 250 hours``), a ``condition``
 slot: the facts it opens hold under it. As in :mod:`._templates`, no variant drops the
 optimality of a result (``optimal``, ``not proven optimal``), a unit, the direction of a
-move (``raises``/``lowers``, ``into``/``out of`` the plan, ``below``/``above``), the
+move (``raises``/``lowers``, ``into``/``from`` the plan, ``below``/``above``), the
 order ``from {before} to {after}`` or the state before the change; no variant adds a
 quantifier or a negation its canonical lacks. ``{unit}`` holds a space and the unit or
 nothing. Patterns: ``{slot}``, ``(a|b)``, ``[optional]`` (:mod:`verity.text.variation`).
@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from verity.core.builder import GraphBuilder
 
-__all__ = ["SLOT_KINDS", "TEMPLATES", "add_templates"]
+__all__ = ["COORDINABLE", "SLOT_KINDS", "TEMPLATES", "add_templates"]
 
 _OPTIMAL = "(optimal|best possible)"
 _WITHOUT = "without the change, the optimal {objective} (is|was) {before}"
@@ -158,16 +158,23 @@ TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
         ],
     ),
     "whatif_chosen_out": (
-        "Re-solving with {change} takes {name} out of the plan.",
+        "Re-solving with {change} drops {name} from the plan.",
         [
-            "Re-solving with {change} (takes|drops) {name} out of the plan.",
-            "With {change}, re-solving (takes|drops) {name} out of the plan.",
+            "Re-solving with {change} (drops|removes) {name} from the plan.",
+            "With {change}, re-solving (drops|removes) {name} from the plan.",
         ],
     ),
     "whatif_binds_upper": _binds("upper", _UPPER),
     "whatif_binds_lower": _binds("lower", _LOWER),
     "whatif_frees_upper": _frees("upper", _UPPER, "below"),
     "whatif_frees_lower": _frees("lower", _LOWER, "above"),
+}
+
+#: Per template, the slots a claim may coordinate: a choice that holds of each item apart
+#: (``Re-solving with ... drops A and B from the plan``). A value is never coordinable.
+COORDINABLE: Mapping[str, tuple[str, ...]] = {
+    "whatif_chosen_in": ("name",),
+    "whatif_chosen_out": ("name",),
 }
 
 _RESULT_KINDS = {
@@ -201,4 +208,6 @@ def add_templates(builder: GraphBuilder, used: Sequence[str]) -> None:
     for tid, (canonical, variants) in TEMPLATES.items():
         if tid in wanted:
             kinds = {k: v for k, v in SLOT_KINDS[tid].items() if "{" + k + "}" in canonical}
-            builder.template(tid, canonical, variants, slot_kinds=kinds)
+            builder.template(
+                tid, canonical, variants, coordinable=COORDINABLE.get(tid, ()), slot_kinds=kinds
+            )

@@ -19,8 +19,8 @@ Node types and ids (every statement opens with ``Re-solving with <the change in 
   the difference; or that the changed model is infeasible (no feasible plan) or unbounded,
   with the objective before the change; or that a model infeasible before has a plan;
 - ``WHATIF_DECISION`` ``decision:<variable>``: each decision whose value (as displayed)
-  changed, from its value before to its value after; a binary brought into or taken out
-  of the plan;
+  changed, from its value before to its value after; a binary brought into or dropped from
+  the plan;
 - ``WHATIF_CONSTRAINT`` ``constraint:<name>``: each inequality that became binding or
   stopped binding (a linking row, with decisions on both sides, is no limit and is not
   stated; an equality always binds).
@@ -131,8 +131,8 @@ def parse_changes(model: Mapping[str, Any], changes: Mapping[str, Any]) -> list[
 def _model_dict(problem: Any) -> dict[str, Any]:
     """The problem in pulp's dict form, every constraint under the name pulp gave it."""
     # pulp 3 names it toDict (to_dict warns), pulp 2 to_dict
-    model: dict[str, Any] = getattr(problem, "toDict", None) or problem.to_dict
-    model = model()
+    to_dict = getattr(problem, "toDict", None) or problem.to_dict
+    model: dict[str, Any] = to_dict()
     for constraint, name in zip(model["constraints"], constraint_names(problem), strict=True):
         constraint["name"] = name
     if model.get("objective") is None:
@@ -316,7 +316,7 @@ def _decisions(build: _Build) -> None:
             if was == now:
                 continue
             template = "whatif_chosen_in" if now else "whatif_chosen_out"
-            required = ["into the plan" if now else "out of the plan"]
+            required = ["into the plan" if now else "from the plan"]
             slots = {"name": item.phrase}
         else:
             integer = old.integer and new.integer
