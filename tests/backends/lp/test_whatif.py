@@ -296,3 +296,13 @@ def test_only_a_choice_coordinates_across_what_if_facts() -> None:
                         assert not verdict.supporters, text
                         refused += 1
     assert refused > 0 and accepted > 0
+
+
+def test_narrate_verifies_a_what_if_graph_like_any(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    graph_file = tmp_path / "graph.json"
+    graph_file.write_text(_narrated_graph().dumps(), encoding="utf-8")
+    status = main(["narrate", str(graph_file), "--narrator", "scripted", "--quiet"])
+    out = capsys.readouterr().out
+    assert status in (0, 1) and "PASS c1 [RESULT] Re-solving with " in out, out
