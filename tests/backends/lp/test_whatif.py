@@ -39,7 +39,7 @@ def _changed(spec: Mapping[str, Any], changes: Mapping[str, float]) -> dict[str,
     out: dict[str, Any] = json.loads(json.dumps(spec))
     for name, value in changes.items():
         head, _, tail = name.rpartition(".")
-        rows = [c for c in out["constraints"] if c["name"] == name]
+        rows = [c for c in _named(out["constraints"]) if c["name"] == name]
         if rows:
             rows[0]["rhs"] = value
         elif head == "obj":
@@ -48,6 +48,16 @@ def _changed(spec: Mapping[str, Any], changes: Mapping[str, float]) -> dict[str,
             found = next(v for v in out["variables"] if v["name"] == head)
             found[tail] = value
     return out
+
+
+def _named(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows, an unnamed one under the name pulp gives it (``_C1``, ``_C2``, ...)."""
+    count = 0
+    for row in rows:
+        if row["name"] is None:
+            count += 1
+            row["name"] = f"_C{count}"
+    return rows
 
 
 def _problem(spec: Mapping[str, Any]) -> Any:
@@ -102,7 +112,11 @@ def test_every_number_matches_an_independent_solve(case_id: str, solver: str) ->
         assert node.statement.startswith("Re-solving with "), node.statement
     if after.status != "optimal":
         assert set(graph.nodes) == {"result"}
-        assert "no feasible plan" in result.statement
+        said = {"infeasible": "finds no feasible plan", "unbounded": "makes the model unbounded"}
+        assert said[after.status] in result.statement
+        assert f"without the change, the optimal {result.slots['objective']} is " in (
+            result.statement
+        )
         return
     assert _close(result.data["objective_after"], after.objective)
     old_money, new_money = _money(before.objective), _money(after.objective)
