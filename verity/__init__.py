@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verity.answer import AnswerResult, ClaimCheck, Passage, check_answer
+    from verity.backends.pulp.whatif import what_if
     from verity.core.builder import GraphBuilder, format_number
     from verity.core.claims import MAX_CLAIM_TEXT, MAX_LIST_ITEMS, Claim, Narration
     from verity.core.gate_error import GateError
@@ -97,11 +98,13 @@ __all__ = [
     "menu_items",
     "verify",
     "verify_json",
+    "what_if",
 ]
 
 #: Public name -> the module that defines it.
 _HOME: dict[str, str] = {
     **dict.fromkeys(("AnswerResult", "ClaimCheck", "Passage", "check_answer"), "verity.answer"),
+    "what_if": "verity.backends.pulp.whatif",
     **dict.fromkeys(
         ("MAX_CLAIM_TEXT", "MAX_LIST_ITEMS", "Claim", "Narration"), "verity.core.claims"
     ),

@@ -50,6 +50,12 @@ COMMANDS: tuple[Command, ...] = (
         "evidence graph of its solution",
     ),
     Command(
+        "what_if",
+        "what-if",
+        "re-solve an optimization model with changes (--set NAME=VALUE: a right-hand side, "
+        "a bound, an objective coefficient) and write the evidence graph of the difference",
+    ),
+    Command(
         "optimize",
         "optimize",
         "solve the card-rewards optimizer for a spending profile and write its evidence graph",
