@@ -7,9 +7,9 @@ the tests: a ``.pth`` file points at a folder of links to exactly the installed
 distributions that the core dependencies need (their closure), and nothing else; a
 second venv adds numpy (the ``bench`` extra without matplotlib). The venv never sees
 this checkout, so a file missing from the package data fails here as it would for a user.
-A third venv adds the extras the README's runnable blocks need (dask, the local model),
-and every block marked runnable (``tests/readme.py``) runs there, each in an empty
-directory. ``.ci/install-check.sh`` does the same with a full install from the package
+A third venv adds the extras the runnable blocks of the README and docs/ need (dask,
+the local model), and every block marked runnable (``tests/readme.py``) runs there, each
+in an empty directory. ``.ci/install-check.sh`` does the same with a full install from the package
 index, and runs this module (marker ``wheel``; ``scripts/test.sh`` leaves it out).
 """
 
@@ -274,7 +274,7 @@ def test_installed_bench_runs_from_any_directory(installed: dict[str, Path]) -> 
 
 
 def _block_id(block: Block) -> str:
-    return f"{block.language}:{block.section}"
+    return f"{block.source}:{block.language}:{block.section}"
 
 
 @pytest.mark.parametrize("block", runnable(), ids=[_block_id(b) for b in runnable()])

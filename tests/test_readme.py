@@ -1,6 +1,6 @@
-"""The README's runnable blocks run as pasted, in an empty directory (from the checkout,
-in process; ``tests/test_install.py`` runs them from the installed wheel); its commands
-are the real ones. The blocks are read by ``tests/readme.py``."""
+"""The runnable blocks of the README and of docs/*.md run as pasted, in an empty directory
+(from the checkout, in process; ``tests/test_install.py`` runs them from the installed
+wheel); their commands are the real ones. The blocks are read by ``tests/readme.py``."""
 
 from __future__ import annotations
 
@@ -18,10 +18,12 @@ from tests.helpers import EXAMPLES, ROOT, needs
 from tests.readme import (
     CLAIMS,
     EXAMPLE_URL,
+    PAGES,
     README,
     Block,
     bash,
     blocks,
+    every_block,
     python,
     runnable,
     verity_commands,
@@ -38,24 +40,47 @@ def _run(code: str) -> tuple[dict[str, Any], str]:
     return namespace, out.getvalue()
 
 
-def test_readme_has_its_python_blocks_and_each_is_runnable() -> None:
-    found = [b for b in blocks() if b.language == "python"]
+def test_the_pages_have_their_python_blocks_and_each_is_runnable() -> None:
+    found = [b for b in every_block() if b.language == "python"]
     assert len(found) == 7 and all(b.runnable for b in found)
-    assert README.count("```python") == 7
+    assert sum(text.count("```python") for text in PAGES.values()) == 7
+
+
+def test_the_readme_is_a_product_page_and_the_index_lists_every_page() -> None:
+    assert len(README.splitlines()) <= 300
+    assert {"docs/gates.md", "docs/cli.md", "docs/backends.md"} <= set(PAGES)
+    index = PAGES["docs/README.md"]
+    for source in PAGES:
+        if source.startswith("docs/") and source != "docs/README.md":
+            assert f"]({source.removeprefix('docs/')})" in index, source
+    for kind in ("verify", "narrate", "check-answer --graph"):
+        assert any(kind in b.code for b in blocks() if b.language in ("bash", "python")), kind
+
+
+def test_the_verify_example_prints_what_the_readme_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    section = [b for b in blocks() if b.section == "Verify a narration"]
+    command, shown = section[0], section[1]
+    assert command.runnable and shown.language == "text"
+    _run_bash(command)
+    printed = capsys.readouterr().out
+    assert printed.endswith(shown.code)  # after what `verity examples .` wrote
 
 
 def test_every_block_that_uses_the_example_files_copies_them_first() -> None:
-    for block in blocks():
+    for block in every_block():
         if block.language == "bash" and "examples/" in block.code:
             assert block.code.startswith("verity examples .\n"), block.code
         if block.language == "python":  # no path into a checkout, or to copied files
             assert not re.search(r"[\"'](examples|evidence_graphs)/", block.code), block.code
-        assert "evidence_graphs/" not in block.code or block.section == "Command line"
+        assert "evidence_graphs/" not in block.code, block.code
 
 
 def test_free_text_against_a_graph_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    (block,) = [b.code for b in blocks() if "check_answer(answer, graph=graph)" in b.code]
+    (block,) = [b.code for b in every_block() if "check_answer(answer, graph=graph)" in b.code]
     namespace, printed = _run(block)
     lines = [line.rstrip() for line in printed.splitlines()]
     shown = [line[2:] for line in block.splitlines() if line.startswith("# ")]
@@ -69,7 +94,7 @@ def test_free_text_against_a_graph_block(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_python_api_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    namespace, printed = _run(python("Python API"))
+    namespace, printed = _run(python("Verify, check and narrate"))
     assert namespace["report"].summary.claims == 5 and namespace["report"].summary.removed == 3
     assert "number.not_allowed" in printed
     assert namespace["result"].stop_reason == "all_verified"
@@ -77,7 +102,7 @@ def test_python_api_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_client_and_async_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    block = python("Python API", 1)
+    block = python("Clients and async")
     with serve("ok", CLAIMS) as endpoint:
         namespace, printed = _run(block.replace(EXAMPLE_URL, endpoint.url))
     assert EXAMPLE_URL in block
@@ -149,7 +174,7 @@ def _needs(block: Block) -> None:
 def _param(block: Block) -> Any:
     """A block as a test case; one that runs the local model is marked as such."""
     marks = [pytest.mark.llm, pytest.mark.slow] if "local" in block.needs else []
-    return pytest.param(block, marks=marks, id=block.section)
+    return pytest.param(block, marks=marks, id=f"{block.source}:{block.section}")
 
 
 @pytest.mark.parametrize("block", [_param(b) for b in runnable() if b.language == "bash"])
@@ -169,8 +194,8 @@ def test_the_new_sections_commands_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    sql = bash("SQL query specs")
-    lp = [c for c in bash("Your own optimization model") if c[0] != "narrate"]
+    sql = bash("Your own model or query", 1)
+    lp = [c for c in bash("Your own model or query", 0) if c[0] != "narrate"]
     assert [c[0] for c in sql] == ["examples", "graph-from-sql", "graph-from-sql"]
     assert [c[0] for c in lp] == ["examples", "graph-from-lp"]
     for command in [*sql, *lp]:

@@ -68,10 +68,9 @@ DEMO_PROFILE = 7
 DEMO_GOAL = "max_value"
 #: The prompt variant ``narrate`` and ``demo`` use unless told otherwise, for every
 #: narrator: ``choice`` (the model picks, by number, claims built from the graph). It
-#: ships the most verified claims at the least cost: on the embedded model, 100% strict
-#: survival at 1.14 s per verified claim against 10.75 s for ``extractive``
-#: (benchmarks/README.md, "Decoding by choice"); an endpoint's model and the scripted
-#: simulator can only pick claims that verify. ``replay:FILE`` needs the variant the
+#: ships the most verified claims at the least cost (figures: benchmarks/README.md,
+#: "Decoding by choice"); an endpoint's model and the scripted simulator can only pick
+#: claims that verify. ``replay:FILE`` needs the variant the
 #: recording was made with.
 DEFAULT_VARIANT = "choice"
 DEMO_VARIANT = DEFAULT_VARIANT

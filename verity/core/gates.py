@@ -628,7 +628,7 @@ def _error_codes(gates: Iterable[Gate]) -> dict[str, str]:
 
 
 #: Every stable error code, with what it means (derived from :data:`GATES`). Documented
-#: in README.md.
+#: in docs/gates.md.
 ERROR_CODES: dict[str, str] = _error_codes(GATES)
 
 

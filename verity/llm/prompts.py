@@ -47,9 +47,9 @@ When a graph has more, nodes are taken round-robin over node types (in order of 
 appearance, file order within a type) so every type stays represented, and they are
 listed in file order; :attr:`Prompt.omitted_node_ids` names the others, and the
 constrained schema only offers listed nodes. Statements are never shortened. A shipped
-card-rewards graph (36-42 nodes) makes a first prompt of about 2,800 SmolLM2 tokens and a
-repair prompt of about 5,500, more than SmolLM2's default 2048-token context: the local
-narrator runs with 8192 and reports a prompt that still does not fit as an attempt error.
+card-rewards graph's first and repair prompts are larger than SmolLM2's default 2048-token
+context (their sizes: benchmarks/README.md, "Prompt size"): the local narrator runs with
+8192 and reports a prompt that still does not fit as an attempt error.
 :func:`approx_tokens` gives a conservative estimate to check another budget with.
 
 Repair prompts (:func:`build_repair_prompt`) continue the conversation: the first user
@@ -405,8 +405,8 @@ def _forms(graph: EvidenceGraph, nodes: Sequence[NodeModel]) -> dict[str, dict[s
     :meth:`verity.text.variation.Pattern.compact`, the empty ones left out.
 
     A template is listed once, with ``{slot}`` fields, not once per node with its slots
-    filled in: on a card-rewards graph that is about 3,700 SmolLM2 tokens instead of
-    about 11,000 (``benchmarks/prompt/run.py``)."""
+    filled in, which keeps the prompt small (its size: benchmarks/README.md, "Prompt
+    size")."""
     models = {t.id: t for t in graph.model.templates}
     users: dict[str, list[str]] = {}
     for node in nodes:

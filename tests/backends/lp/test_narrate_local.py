@@ -1,7 +1,7 @@
 """End to end on the embedded model: `verity graph-from-lp` builds each example's graph, the
 local SmolLM2 model narrates it (extractive variant) and every shipped claim passes strict.
 
-The production plan runs the README's commands as written ("Your own optimization model":
+The production plan runs the README's commands as written ("Your own model or query":
 `graph-from-lp ... --out plan-graph.json`, then `narrate plan-graph.json --narrator local
 --variant extractive`, whose exit status 0 says every claim verified); the staff schedule
 runs through the Python API and is verified again from the files."""
@@ -35,7 +35,7 @@ def test_the_readme_commands_narrate_the_production_plan(
     from tests.readme import bash
 
     monkeypatch.chdir(tmp_path)
-    commands = bash("Your own optimization model")
+    commands = bash("Your own model or query", 0)
     assert [c[0] for c in commands] == ["examples", "graph-from-lp", "narrate"]
     assert main(commands[0]) == 0 and main(commands[1]) == 0
     assert main(commands[2]) == 0  # 0: every claim of the final narration verified (strict)

@@ -83,9 +83,8 @@ NARRATOR_HELP = (
 )
 VARIANT_HELP = (
     f"prompt variant (default: {DEFAULT_VARIANT}, for every narrator: the model picks, by "
-    "number, claims built from the graph, so every claim it picks verifies; with the "
-    "embedded model it ships 100%% of its claims under strict at about 1 s per claim, "
-    "where extractive takes about 10 s; replay:FILE needs the variant it was recorded with)"
+    "number, claims built from the graph, so every claim it picks verifies; "
+    "replay:FILE needs the variant it was recorded with)"
 )
 
 
