@@ -42,8 +42,8 @@ def _run(code: str) -> tuple[dict[str, Any], str]:
 
 def test_the_pages_have_their_python_blocks_and_each_is_runnable() -> None:
     found = [b for b in every_block() if b.language == "python"]
-    assert len(found) == 7 and all(b.runnable for b in found)
-    assert sum(text.count("```python") for text in PAGES.values()) == 7
+    assert len(found) >= 7 and all(b.runnable for b in found)
+    assert sum(text.count("```python") for text in PAGES.values()) == len(found)
 
 
 def test_the_readme_is_a_product_page_and_the_index_lists_every_page() -> None:
