@@ -17,9 +17,8 @@ from tests.backends.lp.examples import claim_of
 from tests.helpers import FIXTURES, load_json
 from verity import EvidenceGraph, verify
 from verity.backends._pulp_support import solver, variable
-from verity.backends.pulp import load_labels, solve_problem
-from verity.backends.pulp._graph import LIMIT_TYPES, build_graph
-from verity.backends.pulp._solution import facts_of
+from verity.backends.pulp import graph_from_problem, solve_problem
+from verity.backends.pulp._graph import LIMIT_TYPES
 
 SPEC: dict[str, Any] = load_json(FIXTURES / "lp" / "limits_models.json")["models"]
 SENSES = {"<=": pulp.LpConstraintLE, ">=": pulp.LpConstraintGE, "=": pulp.LpConstraintEQ}
@@ -59,8 +58,7 @@ def _solve(problem: Any, name: str) -> tuple[float | None, dict[str, float]]:
 
 
 def _graph(name: str, solver_name: str, resolves: int | None = None) -> EvidenceGraph:
-    problem = solve_problem(_model(name), solver_name)
-    return build_graph(facts_of(problem), load_labels(None), resolves=resolves)
+    return graph_from_problem(solve_problem(_model(name), solver_name), resolves=resolves)
 
 
 def _number(text: str) -> float:

@@ -56,7 +56,8 @@ def _highs(facts: SolutionFacts) -> Any:
     from verity.backends._pulp_support import _silence_highs_banner
 
     _silence_highs_banner()
-    h = highspy.Highs()
+    make: Any = highspy.Highs
+    h = make()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     inf = highspy.kHighsInf
