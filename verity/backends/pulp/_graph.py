@@ -747,9 +747,9 @@ def _limits(ctx: _Context, items: Mapping[str, _Item], resolves: int | None) -> 
     if ctx.facts.status != "optimal":
         return
     if ctx.facts.sensitivity == "reported":
-        add_ranges(ctx, items)
+        add_ranges(ctx, items, _show)
     else:
-        add_worth(ctx, items, RESOLVES if resolves is None else resolves)
+        add_worth(ctx, items, _show, RESOLVES if resolves is None else resolves)
 
 
 # --- end of what limits the plan ---

@@ -22,14 +22,20 @@ nothing is stated.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from verity.backends.pulp._graph import _Context, _Item, _show, _zero
 from verity.backends.pulp._solution import TOLERANCE, SolutionFacts
 
-__all__ = ["Ranges", "add_ranges", "ranges_of"]
+#: The graph's context and item (``._graph``'s ``_Context``, ``_Item``) and its number
+#: display (``_show(value, label)``): passed in by ``._graph``, which imports this module.
+Context = Any
+Item = Any
+Show = Callable[[float, Any], str]
+
+__all__ = ["Ranges", "add_ranges", "ranges_of", "zero"]
 
 _INFINITE = 1e29
 
@@ -140,13 +146,18 @@ def _ends(
     return end, slots
 
 
-def _exact(item: _Item) -> Any:
+def _exact(item: Item, show: Show) -> Callable[[float], str]:
     """A display of the item's values with up to two decimals (never fewer than needed)."""
     label = None if item.label is None else item.label.model_copy(update={"decimals": None})
-    return lambda value: _show(value, label)
+    return lambda value: show(value, label)
 
 
-def add_ranges(ctx: _Context, items: Mapping[str, _Item]) -> None:
+def zero(shown: str) -> bool:
+    """A displayed number that shows no non-zero digit."""
+    return not re.sub(r"[^0-9]", "", shown).strip("0")
+
+
+def add_ranges(ctx: Context, items: Mapping[str, Item], show: Show) -> None:
     """The ``SHADOW_RANGE``, ``COST_RANGE`` and ``TOP_LIMIT`` nodes of the stated shadow
     prices and reduced costs."""
     facts = ctx.facts
@@ -163,7 +174,7 @@ def add_ranges(ctx: _Context, items: Mapping[str, _Item]) -> None:
         if abs(ranges.duals[c.name] - dual) > 1e-6 * max(1.0, abs(dual)):
             continue  # HiGHS prices the row otherwise: its ranging is not this price's
         item = items[c.name]
-        found = _ends(ranges.rhs[c.name], _exact(item))
+        found = _ends(ranges.rhs[c.name], _exact(item, show))
         if found is None:
             continue
         end, slots = found
@@ -202,17 +213,17 @@ def add_ranges(ctx: _Context, items: Mapping[str, _Item]) -> None:
             required=["by HiGHS ranging"],
         )
         ctx.builder.edge(f"cost_range:{v.name}", f"reduced_cost:{v.name}", "qualifies")
-    _top_limit(ctx, items, stated)
+    _top_limit(ctx, items, stated, show)
 
 
-def _top_limit(ctx: _Context, items: Mapping[str, _Item], priced: list[Any]) -> None:
+def _top_limit(ctx: Context, items: Mapping[str, Item], priced: list[Any], show: Show) -> None:
     """The constraint whose 1% relaxation is worth most (shadow price times limit)."""
     scaled = [(abs((c.dual or 0.0) * c.rhs) / 100, c) for c in priced if c.rhs != 0]
     if not scaled:
         return
     amount, c = max(scaled, key=lambda pair: pair[0])
     shown = ctx.money(amount)
-    if _zero(shown):
+    if zero(shown):
         return
     gain = 1.0 if ctx.facts.sense == "max" else -1.0
     dual = c.dual or 0.0
@@ -224,7 +235,7 @@ def _top_limit(ctx: _Context, items: Mapping[str, _Item], priced: list[Any]) -> 
         "name": item.phrase,
         "objective": ctx.objective,
         "what": "level" if c.sense == "=" else "limit",
-        "rhs": _show(c.rhs, item.label),
+        "rhs": show(c.rhs, item.label),
         "unit": item.unit,
         "amount": shown,
     }

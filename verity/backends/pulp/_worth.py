@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from verity.backends.pulp._graph import _Context, _Item, _show, _zero
+from verity.backends.pulp._ranging import Context, Item, Show, zero
 from verity.backends.pulp._solution import ConstraintFact, SolutionFacts
 
 __all__ = ["RESOLVES", "add_worth", "resolve", "step_of"]
@@ -100,7 +100,7 @@ def _planned(facts: SolutionFacts) -> float:
     return sum(v.cost * v.value for v in facts.variables)
 
 
-def add_worth(ctx: _Context, items: Mapping[str, _Item], cap: int = RESOLVES) -> None:
+def add_worth(ctx: Context, items: Mapping[str, Item], show: Show, cap: int = RESOLVES) -> None:
     """The ``LIMIT_WORTH``, ``RUNNER_UP`` and ``RESOLVE_NOTE`` nodes of the plan."""
     facts = ctx.facts
     binding = {i for i, t, *_ in ctx.pending if t == "BINDING_CONSTRAINT"}
@@ -118,7 +118,7 @@ def add_worth(ctx: _Context, items: Mapping[str, _Item], cap: int = RESOLVES) ->
     done = tasks[: cap - 1]
     for task in done:
         if isinstance(task, ConstraintFact):
-            _limit_worth(ctx, items[task.name], task, base.objective)
+            _limit_worth(ctx, items[task.name], task, base.objective, show)
         else:
             _runner_up(ctx, items[task.name], task, base.objective)
     if len(done) < len(tasks):
@@ -134,7 +134,7 @@ def add_worth(ctx: _Context, items: Mapping[str, _Item], cap: int = RESOLVES) ->
         ctx.builder.edge("resolve_cap", "result", "qualifies")
 
 
-def _limit_worth(ctx: _Context, item: _Item, c: Any, base: float) -> None:
+def _limit_worth(ctx: Context, item: Item, c: Any, base: float, show: Show) -> None:
     new = c.rhs + step_of(c.rhs)
     outcome = resolve(ctx.facts, rhs={c.name: new})
     if outcome is None:
@@ -142,8 +142,8 @@ def _limit_worth(ctx: _Context, item: _Item, c: Any, base: float) -> None:
     slots = {
         "what": {"<=": "upper limit", ">=": "lower limit", "=": "level"}[c.sense],
         "name": item.phrase,
-        "rhs": _show(c.rhs, item.label),
-        "new": _show(new, item.label),
+        "rhs": show(c.rhs, item.label),
+        "new": show(new, item.label),
         "unit": item.unit,
         "objective": ctx.objective,
     }
@@ -154,7 +154,7 @@ def _limit_worth(ctx: _Context, item: _Item, c: Any, base: float) -> None:
     else:
         slots["diff"] = ctx.money(abs(diff))
         template = (
-            "worth_same" if _zero(slots["diff"]) else "worth_raises" if diff > 0 else "worth_lowers"
+            "worth_same" if zero(slots["diff"]) else "worth_raises" if diff > 0 else "worth_lowers"
         )
         if template == "worth_same":
             del slots["diff"]
@@ -171,7 +171,7 @@ def _limit_worth(ctx: _Context, item: _Item, c: Any, base: float) -> None:
     ctx.builder.edge(f"worth:{c.name}", f"constraint:{c.name}", "prices")
 
 
-def _runner_up(ctx: _Context, item: _Item, v: Any, base: float) -> None:
+def _runner_up(ctx: Context, item: Item, v: Any, base: float) -> None:
     chosen = round(v.value) == 1
     outcome = resolve(ctx.facts, fix={v.name: 0.0 if chosen else 1.0})
     if outcome is None:
@@ -186,7 +186,7 @@ def _runner_up(ctx: _Context, item: _Item, v: Any, base: float) -> None:
         total = (ctx.facts.objective or 0.0) + diff
         slots |= {"objective": ctx.objective, "value": ctx.money(total)}
         shown = ctx.money(abs(diff))
-        if _zero(shown):
+        if zero(shown):
             template = f"runner_{side}_same"
         else:
             slots["diff"] = shown
