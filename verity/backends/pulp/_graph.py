@@ -19,6 +19,11 @@ Node types and ids (every statement one sentence from :mod:`._templates`):
   non-zero dual, ``REDUCED_COST`` ``reduced_cost:<variable>`` for each variable at a bound
   with a non-zero reduced cost; otherwise one ``SENSITIVITY_NOTE`` ``sensitivity`` says
   why none is stated.
+- what limits the plan and how far (:mod:`._ranging`, :mod:`._worth`): with shadow
+  prices stated, ``SHADOW_RANGE`` ``range:<constraint>``, ``COST_RANGE``
+  ``cost_range:<variable>`` and ``TOP_LIMIT`` ``top_limit`` by HiGHS ranging; otherwise
+  ``LIMIT_WORTH`` ``worth:<constraint>``, ``RUNNER_UP`` ``runner_up:<variable>`` and
+  ``RESOLVE_NOTE`` ``resolve_cap`` by re-solving.
 
 Entities are the index values of the labels' groups (``make[plant,product]``: plants and
 products), and each variable or constraint outside a group, by its display name. Salience
