@@ -18,8 +18,16 @@ from verity.text.variation import sentence_key, support_sentence
 CARD = sorted((ROOT / "evidence_graphs" / "card_rewards").glob("*.json"))
 
 
-#: The new backends' graphs: the two optimization examples and the SQL real-data specs.
-NEW_BACKENDS = ["lp/production_plan", "lp/staff_schedule", "sql/penguins", "sql/flights"]
+#: The new backends' graphs: the optimization examples, the linking-row models and the SQL
+#: real-data specs.
+NEW_BACKENDS = [
+    "lp/production_plan",
+    "lp/staff_schedule",
+    "lp/depots",
+    "lp/staffing",
+    "sql/penguins",
+    "sql/flights",
+]
 GRAPHS = [p.name for p in CARD] + ["sql/sample", *NEW_BACKENDS]
 
 

@@ -67,6 +67,9 @@ def test_the_production_plan() -> None:
         "BOUND": 1,
         "SHADOW_PRICE": 4,
         "REDUCED_COST": 2,
+        "SHADOW_RANGE": 4,
+        "COST_RANGE": 2,
+        "TOP_LIMIT": 1,
     }
     result = graph.nodes["result"]
     assert result.statement == "The optimal profit is $3,556.00." and result.headline
@@ -108,6 +111,9 @@ def test_the_staff_schedule() -> None:
         "BINDING_CONSTRAINT": 9,
         "CONSTRAINT_SLACK": 1,
         "SENSITIVITY_NOTE": 1,
+        "LIMIT_WORTH": 9,
+        "RUNNER_UP": 10,
+        "RESOLVE_NOTE": 1,
     }
     assert graph.nodes["result"].statement == "The optimal wage cost is $1,020.00."
     assert graph.nodes["decision:x_ada_mon_night"].statement == (

@@ -49,10 +49,13 @@ __all__ = [
 LabelsSource = Labels | Mapping[str, Any] | str | Path | None
 
 
-def graph_from_problem(problem: Any, labels: LabelsSource = None) -> EvidenceGraph:
+def graph_from_problem(
+    problem: Any, labels: LabelsSource = None, *, resolves: int | None = None
+) -> EvidenceGraph:
     """The evidence graph of a solved :class:`pulp.LpProblem` (``LpBackendError``, an
-    ``InputError``, when it is not solved or cannot be stated)."""
-    return build_graph(facts_of(problem), load_labels(labels))
+    ``InputError``, when it is not solved or cannot be stated); ``resolves`` caps the
+    re-solves that state worth and runner-ups (default 20, 0: none; docs/limits.md)."""
+    return build_graph(facts_of(problem), load_labels(labels), resolves=resolves)
 
 
 def solve_problem(problem: Any, solver_name: str = "cbc") -> Any:
@@ -67,8 +70,13 @@ def solve_problem(problem: Any, solver_name: str = "cbc") -> Any:
 
 
 def graph_from_file(
-    path: str | Path, labels: LabelsSource = None, *, solver_name: str = "cbc"
+    path: str | Path,
+    labels: LabelsSource = None,
+    *,
+    solver_name: str = "cbc",
+    resolves: int | None = None,
 ) -> EvidenceGraph:
     """Read an ``.mps`` or ``.lp`` model, solve it and build its graph."""
     chosen = load_labels(labels)
-    return graph_from_problem(solve_problem(read_model(path), solver_name), chosen)
+    problem = solve_problem(read_model(path), solver_name)
+    return graph_from_problem(problem, chosen, resolves=resolves)

@@ -19,6 +19,11 @@ Node types and ids (every statement one sentence from :mod:`._templates`):
   non-zero dual, ``REDUCED_COST`` ``reduced_cost:<variable>`` for each variable at a bound
   with a non-zero reduced cost; otherwise one ``SENSITIVITY_NOTE`` ``sensitivity`` says
   why none is stated.
+- what limits the plan and how far (:mod:`._ranging`, :mod:`._worth`): with shadow
+  prices stated, ``SHADOW_RANGE`` ``range:<constraint>``, ``COST_RANGE``
+  ``cost_range:<variable>`` and ``TOP_LIMIT`` ``top_limit`` by HiGHS ranging; otherwise
+  ``LIMIT_WORTH`` ``worth:<constraint>``, ``RUNNER_UP`` ``runner_up:<variable>`` and
+  ``RESOLVE_NOTE`` ``resolve_cap`` by re-solving.
 
 Entities are the index values of the labels' groups (``make[plant,product]``: plants and
 products), and each variable or constraint outside a group, by its display name. Salience
@@ -48,6 +53,11 @@ from verity.errors import GraphError
 
 __all__ = ["RULES", "build_graph"]
 
+#: The node types of what limits the plan and how far (:mod:`._ranging`, :mod:`._worth`).
+LIMIT_TYPES: tuple[str, ...] = (
+    "SHADOW_RANGE", "COST_RANGE", "TOP_LIMIT", "LIMIT_WORTH", "RUNNER_UP", "RESOLVE_NOTE"
+)  # fmt: skip
+
 #: The claim-type rules of every optimization-model graph.
 RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("RESULT", ("RESULT",)),
@@ -57,6 +67,7 @@ RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("BINDING_CONSTRAINT", "CONSTRAINT_SLACK", "LINKING_CONSTRAINT", "LINKING_STATE", "BOUND"),
     ),
     ("SENSITIVITY", ("SHADOW_PRICE", "REDUCED_COST", "SENSITIVITY_NOTE")),
+    ("LIMITS", LIMIT_TYPES),
 )
 
 _SOLVER_NAMES = {"COIN_CMD": "CBC", "PULP_CBC_CMD": "CBC", "HiGHS": "HiGHS", "HiGHS_CMD": "HiGHS"}
@@ -731,8 +742,29 @@ def _check_labels_used(labels: Labels, names: _Names, facts: SolutionFacts) -> N
             )
 
 
-def build_graph(facts: SolutionFacts, labels: Labels) -> EvidenceGraph:
-    """The evidence graph of a solution, named by its labels."""
+# --- what limits the plan and how far: ranging (LP) or re-solves (MILP, degenerate LP) ---
+def _limits(ctx: _Context, items: Mapping[str, _Item], resolves: int | None) -> None:
+    """``SHADOW_RANGE``/``COST_RANGE``/``TOP_LIMIT`` (:mod:`._ranging`) when shadow prices
+    are stated, else ``LIMIT_WORTH``/``RUNNER_UP``/``RESOLVE_NOTE`` (:mod:`._worth`)."""
+    from verity.backends.pulp._ranging import add_ranges
+    from verity.backends.pulp._worth import RESOLVES, add_worth
+
+    if ctx.facts.status != "optimal":
+        return
+    if ctx.facts.sensitivity == "reported":
+        add_ranges(ctx, items, _show)
+    else:
+        add_worth(ctx, items, _show, RESOLVES if resolves is None else resolves)
+
+
+# --- end of what limits the plan ---
+
+
+def build_graph(
+    facts: SolutionFacts, labels: Labels, *, resolves: int | None = None
+) -> EvidenceGraph:
+    """The evidence graph of a solution, named by its labels; ``resolves`` caps the
+    re-solves of :mod:`._worth` (default :data:`._worth.RESOLVES`, 0: none)."""
     kind = "mixed-integer program" if facts.integer else "linear program"
     solver = _SOLVER_NAMES.get(facts.solver, facts.solver or "a solver")
     builder = GraphBuilder(
@@ -752,6 +784,7 @@ def build_graph(facts: SolutionFacts, labels: Labels) -> EvidenceGraph:
         _constraints(ctx, constraints, variables)
         _bounds(ctx, variables)
         _sensitivity(ctx, {**constraints, **variables})
+        _limits(ctx, {**constraints, **variables}, resolves)
     for entity in names.entities.values():
         if entity.id in ctx.named:
             builder.entity(entity.id, entity.kind, name=entity.name, aliases=entity.aliases)

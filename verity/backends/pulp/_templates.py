@@ -279,3 +279,140 @@ def add_templates(builder: GraphBuilder, used: Sequence[str]) -> None:
                 coordinable=COORDINABLE.get(tid, ()),
                 slot_kinds=kinds,
             )
+
+
+# --- What limits the plan and how far (ranging, worth by re-solving) -------------------
+# Every statement says how it was obtained (``by HiGHS ranging``, ``by re-solving the
+# model``) in every variant. A range keeps its ends and their direction (``between``,
+# ``at or above``, ``at or below``); a re-solve keeps the limit it was re-solved with and
+# the direction of the change. The changed limit and the choice a runner-up differs in
+# are the condition of a hypothetical plan: they never scope a fact of the plan itself.
+
+_RANGES = {
+    "between": "(stays|remains) between {low}{unit} and {high}{unit}",
+    "above": "(stays|remains) at or above {low}{unit}",
+    "below": "(stays|remains) at or below {high}{unit}",
+}
+_RANGING = ", by HiGHS ranging."
+_RESOLVED = ", by re-solving the model."
+_SCALED = ", by its shadow price times its limit."
+
+
+def _shadow_range(end: str) -> tuple[str, list[str]]:
+    held = _RANGES[end].replace("(stays|remains)", "stays")
+    return (
+        "The shadow price of {dual} per unit on the {what} of {name} holds while that {what} "
+        + held
+        + _RANGING,
+        [
+            "The shadow price of {dual} per unit on the {what} of {name} "
+            "(holds|stays valid|applies) while (that|the) {what} " + _RANGES[end] + _RANGING,
+        ],
+    )
+
+
+def _cost_range(end: str) -> tuple[str, list[str]]:
+    cost = _RANGES[end].replace("{unit}", "")
+    return (
+        "The plan keeps {name} {move} while its coefficient in {objective} "
+        + cost.replace("(stays|remains)", "stays")
+        + _RANGING,
+        ["The plan (keeps|leaves) {name} {move} while its coefficient in "
+         "{objective} " + cost + _RANGING],
+    )  # fmt: skip
+
+
+def _top_limit(change: str, verb: str, verbs: str) -> tuple[str, list[str]]:
+    return (
+        "For its size, {name} limits {objective} the most: " + change + " its {what} of "
+        "{rhs}{unit} by 1% " + verb + " {objective} by {amount} at the margin" + _SCALED,
+        [
+            "For its size, {name} limits {objective} the most: " + change + " its {what} of "
+            "{rhs}{unit} by 1% " + verbs + " {objective} by {amount} at the margin" + _SCALED
+        ],
+    )
+
+
+_RAISING = "Raising the {what} of {name} from {rhs}{unit} to {new}{unit} "
+
+
+def _worth(outcome: str, outcomes: str) -> tuple[str, list[str]]:
+    return (_RAISING + outcome + _RESOLVED, [_RAISING + outcomes + _RESOLVED])
+
+
+_WORTH_OUTCOMES = {
+    "raises": ("raises {objective} by {diff}", "(raises|increases) {objective} by {diff}"),
+    "lowers": ("lowers {objective} by {diff}", "(lowers|reduces) {objective} by {diff}"),
+    "same": ("leaves {objective} unchanged", "leaves {objective} unchanged"),
+    "infeasible": (
+        "leaves no plan that meets every constraint",
+        "leaves no plan that (meets|satisfies) every constraint",
+    ),
+}
+
+
+def _runner_up(side: str, outcome: str) -> tuple[str, list[str]]:
+    if outcome == "infeasible":
+        return (
+            f"No plan {side} {{name}} meets every constraint" + _RESOLVED,
+            [f"No plan {side} {{name}} (meets|satisfies) every constraint" + _RESOLVED],
+        )
+    tail = {
+        "higher": "comes to {value} in {objective}, {diff} higher",
+        "lower": "comes to {value} in {objective}, {diff} lower",
+        "same": "comes to the same {value} in {objective}",
+    }[outcome]
+    return (
+        f"The best plan {side} {{name}} " + tail + _RESOLVED,
+        [f"The best (plan|possible plan) {side} {{name}} " + tail + _RESOLVED],
+    )
+
+
+_LIMIT_TEMPLATES: dict[str, tuple[str, list[str]]] = {
+    **{f"range_{end}": _shadow_range(end) for end in _RANGES},
+    **{f"cost_range_{end}": _cost_range(end) for end in _RANGES},
+    "top_raising_raises": _top_limit("raising", "raises", "(raises|increases)"),
+    "top_raising_lowers": _top_limit("raising", "lowers", "(lowers|reduces)"),
+    "top_lowering_raises": _top_limit("lowering", "raises", "(raises|increases)"),
+    "top_lowering_lowers": _top_limit("lowering", "lowers", "(lowers|reduces)"),
+    **{f"worth_{key}": _worth(*words) for key, words in _WORTH_OUTCOMES.items()},
+    **{
+        f"runner_{side}_{outcome}": _runner_up(words, outcome)
+        for side, words in (("out", "without"), ("in", "with"))
+        for outcome in ("higher", "lower", "same", "infeasible")
+    },
+    "resolve_cap": (
+        "Re-solving stops at its cap of {cap} solves, so the worth of {skipped} of the "
+        "{total} limits and choices is not stated.",
+        [],
+    ),
+}
+
+_LIMIT_KINDS: dict[str, str] = {
+    "name": "subject",
+    "dual": "rate",
+    "low": "amount",
+    "high": "amount",
+    "rhs": "amount",
+    "amount": "amount",
+    "diff": "amount",
+    "value": "amount",
+}
+
+TEMPLATES = {**TEMPLATES, **_LIMIT_TEMPLATES}
+_KINDS_BY_PREFIX = {
+    "worth_": {**_LIMIT_KINDS, "new": "condition"},
+    "runner_": {**_LIMIT_KINDS, "name": "condition"},
+    "range_": _LIMIT_KINDS,
+    "cost_range_": _LIMIT_KINDS,
+    "top_": _LIMIT_KINDS,
+}
+SLOT_KINDS = {
+    **SLOT_KINDS,
+    **{
+        tid: kinds
+        for tid in _LIMIT_TEMPLATES
+        for prefix, kinds in _KINDS_BY_PREFIX.items()
+        if tid.startswith(prefix)
+    },
+}
