@@ -1,8 +1,8 @@
 """Evidence graphs: loading, validation and the indexes the gates read.
 
-:func:`load_graph` reads the ``verity.evidence_graph/1`` format, validates it
-against ``schemas/evidence_graph.schema.json`` (jsonschema), builds the pydantic
-model, checks what a schema cannot (unique ids, references, aliases, numbers
+:func:`load_graph` reads the ``verity.evidence_graph/1`` format, validates it once,
+as the pydantic model (from which ``schemas/evidence_graph.schema.json`` is generated
+and published), checks what a schema cannot (unique ids, references, aliases, numbers
 stated) and computes once the sets every claim is checked against.
 """
 
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from functools import cache, cached_property
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from verity.core._declarations import (
     coordinable_message,
@@ -44,36 +44,54 @@ from verity.text.variation import (
 
 if TYPE_CHECKING:  # imported where used: networkx costs ~20 MB and 0.1 s to import
     import networkx as nx
-    from jsonschema import Draft202012Validator
 
 __all__ = ["EvidenceGraph", "entity_scan", "load_graph", "load_rules"]
 
-
-@cache
-def _schema_validator(name: str) -> Draft202012Validator:
-    """The JSON Schema validator of a shipped schema, built (and jsonschema imported) on
-    first use: a graph unpickled in a worker or passed in loaded never needs one."""
-    from jsonschema import Draft202012Validator
-
-    text = resources.files("verity").joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
-    return Draft202012Validator(json.loads(text))
+_M = TypeVar("_M", bound=BaseModel)
 
 
-def _path_text(path: Any) -> str:
+def _path_text(path: Sequence[Any]) -> str:
     out = ""
     for part in path:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "(top level)"
 
 
-def _schema_check(data: Any, schema: str, what: str) -> None:
-    validator = _schema_validator(schema)
-    errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.path)), e.message))
-    if errors:
-        first = errors[0]
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _schema_error(error: Mapping[str, Any]) -> tuple[str, str]:
+    """The path and one-line message of one pydantic error, worded as the published
+    schema words it: a missing or unexpected key is an error of the object holding it."""
+    loc, kind = tuple(error["loc"]), error["type"]
+    if kind == "missing":
+        return _path_text(loc[:-1]), f"{str(loc[-1])!r} is a required property"
+    if kind == "extra_forbidden":
+        return _path_text(loc[:-1]), (
+            f"Additional properties are not allowed ({str(loc[-1])!r} was unexpected)"
+        )
+    if kind == "model_type":
+        return _path_text(loc), f"expected an object, not {_short(error['input'])}"
+    if loc and loc[-1] == "[key]":
+        return _path_text(loc[:-2]), f"the key {_short(loc[-2])}: {error['msg']}"
+    if kind.endswith(("too_long", "too_short")):
+        return _path_text(loc), error["msg"]
+    return _path_text(loc), f"{error['msg']}, not {_short(error['input'])}"
+
+
+def _validated(model: type[_M], data: Any, what: str) -> _M:
+    """``data`` as ``model`` (the one check of a file's shape: the published JSON Schema
+    is generated from the model), or a one-line :class:`GraphError` naming the first bad
+    field's path."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        path, message = _schema_error(errors[0])
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        message = first.message if len(first.message) <= 200 else first.message[:200] + "..."
-        raise GraphError(f"{what} fails its schema at {_path_text(first.path)}: {message}{more}")
+        raise GraphError(f"{what} fails its schema at {path}: {message}{more}") from None
 
 
 def _duplicates(values: list[str]) -> list[str]:
@@ -582,17 +600,6 @@ class EvidenceGraph:
         )
 
 
-def _model_from_data(data: Any, what: str) -> GraphModel:
-    _schema_check(data, "evidence_graph", what)
-    try:
-        return GraphModel.model_validate(data)
-    except ValidationError as exc:  # pragma: no cover - the JSON Schema rejects first
-        first = exc.errors()[0]
-        raise GraphError(
-            f"{what} is invalid at {_path_text(first['loc'])}: {first['msg']}"
-        ) from None
-
-
 def load_graph(source: EvidenceGraph | Mapping[str, Any] | str | Path) -> EvidenceGraph:
     """Load and validate an evidence graph from a path, a dict or an :class:`EvidenceGraph`.
 
@@ -612,7 +619,7 @@ def load_graph(source: EvidenceGraph | Mapping[str, Any] | str | Path) -> Eviden
         raise GraphError(
             f"a graph must be a path, a dict or an EvidenceGraph, not {type(source).__name__}"
         )
-    return EvidenceGraph(_model_from_data(data, what), what=what)
+    return EvidenceGraph(_validated(GraphModel, data, what), what=what)
 
 
 def load_rules(name_or_path: str | Path) -> RuleSet:
@@ -627,5 +634,4 @@ def load_rules(name_or_path: str | Path) -> RuleSet:
     else:
         data = read_json(path, "rules file")
         what = f"rules file {path_text(path)}"
-    _schema_check(data, "rules", what)
-    return RuleSet.model_validate(data)
+    return _validated(RuleSet, data, what)
