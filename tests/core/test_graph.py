@@ -152,3 +152,35 @@ def test_example_graph_embeds_the_shipped_rules() -> None:
 def test_unknown_rule_set_name() -> None:
     with pytest.raises(GraphError, match="no shipped rule set named 'nope'"):
         load_rules("nope")
+
+
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [
+        (
+            [{"op": "set", "path": ["templates", 0, "canonical"], "value": "(A|B) {card}."}],
+            "the canonical pattern may hold slots only",
+        ),
+        (
+            [{"op": "set", "path": ["nodes", 0, "slots", "rate"], "value": "5x"}],
+            "its statement is not the canonical rendering",
+        ),
+        (
+            [{"op": "append", "path": ["nodes", 0, "numbers"], "value": "$5.00"}],
+            "lists number '$5.00' that its statement does not state",
+        ),
+    ],
+    ids=["template", "templated_node", "statement"],
+)
+def test_a_check_answered_before_refuses_again_naming_each_file(
+    tmp_path: Path, patch: list[dict[str, Any]], message: str
+) -> None:
+    """The checks are kept per process (graphs sharing a template or a node check it
+    once): a graph refused once is refused again, each time naming its own file."""
+    broken = apply_patch(graph_dict("card_templates.json"), patch)
+    for name in ("a.json", "b.json"):
+        path = tmp_path / name
+        path.write_text(json.dumps(broken), "utf-8")
+        with pytest.raises(GraphError) as info:
+            load_graph(path)
+        assert str(info.value).startswith(f"graph {path}: ") and message in str(info.value)
