@@ -53,7 +53,7 @@ from verity.text.variation import (
     sentence_key,
 )
 
-if TYPE_CHECKING:  # imported when a graph is checked: pydantic and jsonschema load with it
+if TYPE_CHECKING:  # imported when a graph is checked: pydantic loads with it
     from verity.core.graph import EvidenceGraph
 
 __all__ = [

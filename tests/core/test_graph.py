@@ -7,11 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from tests.helpers import EXAMPLES, GOLDEN, GRAPHS, apply_patch, graph_dict, load_json
 from verity import GraphError, InputError, Rule, load_graph, load_rules
+from verity.schemas_gen import SCHEMA_DIR
 
 GRAPH_ERRORS = load_json(GOLDEN / "graph_errors.json")
+SCHEMA_ERRORS = load_json(GOLDEN / "graph_schema_errors.json")
+PUBLISHED = Draft202012Validator(load_json(SCHEMA_DIR / "evidence_graph.schema.json"))
 
 
 @pytest.mark.parametrize("case", GRAPH_ERRORS["cases"], ids=lambda c: c["name"])
@@ -21,6 +25,31 @@ def test_broken_graph_is_a_load_error(case: dict[str, Any]) -> None:
         load_graph(broken)
     assert case["error"] in str(info.value)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("case", SCHEMA_ERRORS["cases"], ids=lambda c: c["name"])
+def test_graph_breaking_the_schema_is_refused_by_the_loader_and_the_schema(
+    case: dict[str, Any],
+) -> None:
+    broken = apply_patch(graph_dict(SCHEMA_ERRORS["base"]), case["patch"])
+    with pytest.raises(GraphError) as info:
+        load_graph(broken)
+    message = str(info.value)
+    assert message.startswith(f"graph fails its schema at {case['at']}: ")
+    assert "\n" not in message
+    assert not PUBLISHED.is_valid(broken)
+
+
+@pytest.mark.parametrize("case", GRAPH_ERRORS["cases"], ids=lambda c: c["name"])
+def test_published_schema_refuses_what_the_loader_calls_a_schema_error(
+    case: dict[str, Any],
+) -> None:
+    """The loader validates with the model only; the schema generated from it rejects the
+    same broken graphs (and accepts those only the consistency checks refuse)."""
+    broken = apply_patch(graph_dict(GRAPH_ERRORS["base"]), case["patch"])
+    with pytest.raises(GraphError) as info:
+        load_graph(broken)
+    assert PUBLISHED.is_valid(broken) == ("fails its schema" not in str(info.value))
 
 
 def test_base_graph_of_error_cases_loads() -> None:
@@ -123,3 +152,35 @@ def test_example_graph_embeds_the_shipped_rules() -> None:
 def test_unknown_rule_set_name() -> None:
     with pytest.raises(GraphError, match="no shipped rule set named 'nope'"):
         load_rules("nope")
+
+
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [
+        (
+            [{"op": "set", "path": ["templates", 0, "canonical"], "value": "(A|B) {card}."}],
+            "the canonical pattern may hold slots only",
+        ),
+        (
+            [{"op": "set", "path": ["nodes", 0, "slots", "rate"], "value": "5x"}],
+            "its statement is not the canonical rendering",
+        ),
+        (
+            [{"op": "append", "path": ["nodes", 0, "numbers"], "value": "$5.00"}],
+            "lists number '$5.00' that its statement does not state",
+        ),
+    ],
+    ids=["template", "templated_node", "statement"],
+)
+def test_a_check_answered_before_refuses_again_naming_each_file(
+    tmp_path: Path, patch: list[dict[str, Any]], message: str
+) -> None:
+    """The checks are kept per process (graphs sharing a template or a node check it
+    once): a graph refused once is refused again, each time naming its own file."""
+    broken = apply_patch(graph_dict("card_templates.json"), patch)
+    for name in ("a.json", "b.json"):
+        path = tmp_path / name
+        path.write_text(json.dumps(broken), "utf-8")
+        with pytest.raises(GraphError) as info:
+            load_graph(path)
+        assert str(info.value).startswith(f"graph {path}: ") and message in str(info.value)

@@ -1,8 +1,8 @@
 """Evidence graphs: loading, validation and the indexes the gates read.
 
-:func:`load_graph` reads the ``verity.evidence_graph/1`` format, validates it
-against ``schemas/evidence_graph.schema.json`` (jsonschema), builds the pydantic
-model, checks what a schema cannot (unique ids, references, aliases, numbers
+:func:`load_graph` reads the ``verity.evidence_graph/1`` format, validates it once,
+as the pydantic model (from which ``schemas/evidence_graph.schema.json`` is generated
+and published), checks what a schema cannot (unique ids, references, aliases, numbers
 stated) and computes once the sets every claim is checked against.
 """
 
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from functools import cache, cached_property
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from verity.core._declarations import (
     coordinable_message,
@@ -44,36 +44,54 @@ from verity.text.variation import (
 
 if TYPE_CHECKING:  # imported where used: networkx costs ~20 MB and 0.1 s to import
     import networkx as nx
-    from jsonschema import Draft202012Validator
 
 __all__ = ["EvidenceGraph", "entity_scan", "load_graph", "load_rules"]
 
-
-@cache
-def _schema_validator(name: str) -> Draft202012Validator:
-    """The JSON Schema validator of a shipped schema, built (and jsonschema imported) on
-    first use: a graph unpickled in a worker or passed in loaded never needs one."""
-    from jsonschema import Draft202012Validator
-
-    text = resources.files("verity").joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
-    return Draft202012Validator(json.loads(text))
+_M = TypeVar("_M", bound=BaseModel)
 
 
-def _path_text(path: Any) -> str:
+def _path_text(path: Sequence[Any]) -> str:
     out = ""
     for part in path:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "(top level)"
 
 
-def _schema_check(data: Any, schema: str, what: str) -> None:
-    validator = _schema_validator(schema)
-    errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.path)), e.message))
-    if errors:
-        first = errors[0]
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _schema_error(error: Mapping[str, Any]) -> tuple[str, str]:
+    """The path and one-line message of one pydantic error, worded as the published
+    schema words it: a missing or unexpected key is an error of the object holding it."""
+    loc, kind = tuple(error["loc"]), error["type"]
+    if kind == "missing":
+        return _path_text(loc[:-1]), f"{str(loc[-1])!r} is a required property"
+    if kind == "extra_forbidden":
+        return _path_text(loc[:-1]), (
+            f"Additional properties are not allowed ({str(loc[-1])!r} was unexpected)"
+        )
+    if kind == "model_type":
+        return _path_text(loc), f"expected an object, not {_short(error['input'])}"
+    if loc and loc[-1] == "[key]":
+        return _path_text(loc[:-2]), f"the key {_short(loc[-2])}: {error['msg']}"
+    if kind.endswith(("too_long", "too_short")):
+        return _path_text(loc), error["msg"]
+    return _path_text(loc), f"{error['msg']}, not {_short(error['input'])}"
+
+
+def _validated(model: type[_M], data: Any, what: str) -> _M:
+    """``data`` as ``model`` (the one check of a file's shape: the published JSON Schema
+    is generated from the model), or a one-line :class:`GraphError` naming the first bad
+    field's path."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        path, message = _schema_error(errors[0])
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        message = first.message if len(first.message) <= 200 else first.message[:200] + "..."
-        raise GraphError(f"{what} fails its schema at {_path_text(first.path)}: {message}{more}")
+        raise GraphError(f"{what} fails its schema at {path}: {message}{more}") from None
 
 
 def _duplicates(values: list[str]) -> list[str]:
@@ -111,6 +129,14 @@ def _alias_table(model: GraphModel, what: str) -> dict[str, str]:
     return table
 
 
+@lru_cache(maxsize=64)
+def _matcher_of(forms: tuple[tuple[str, str], ...]) -> AliasMatcher:
+    """The matcher of an alias table, one per table: graphs naming the same entities
+    share it, and with it what the text functions cache per matcher (an immutable value;
+    :func:`verity.text.variation.sentence_key` is cached by text and matcher)."""
+    return AliasMatcher(dict(forms))
+
+
 def entity_scan(text: str, matcher: AliasMatcher) -> tuple[list[EntityMention], str]:
     """The entity mentions of ``text`` and its normalized form with them blanked out.
 
@@ -131,40 +157,64 @@ def entity_scan(text: str, matcher: AliasMatcher) -> tuple[list[EntityMention], 
     return found, "".join(parts)
 
 
-def _check_node_numbers(node: NodeModel, matcher: AliasMatcher, what: str) -> None:
+def _check_statement(node: NodeModel, matcher: AliasMatcher, what: str) -> None:
+    """The numbers, required spans and optional spans of a node agree with its statement."""
+    problem = _statement_problem(
+        matcher,
+        node.statement,
+        tuple(node.numbers),
+        tuple(node.required_spans),
+        tuple(node.optional_spans),
+    )
+    if problem is not None:
+        raise GraphError(f"{what}: node {node.id!r}{problem}")
+
+
+@lru_cache(maxsize=16384)
+def _statement_problem(
+    matcher: AliasMatcher,
+    statement: str,
+    numbers: tuple[str, ...],
+    required_spans: tuple[str, ...],
+    optional_spans: tuple[str, ...],
+) -> str | None:
+    """What is wrong with a node's statement and what it lists, as the rest of a sentence
+    that names the node, or None (a pure function, checked once per process for nodes
+    that graphs share)."""
+    return (
+        _numbers_problem(statement, numbers, matcher)
+        or _required_problem(statement, required_spans, matcher)
+        or _optional_problem(statement, optional_spans, required_spans, matcher)
+    )
+
+
+def _numbers_problem(statement: str, numbers: tuple[str, ...], matcher: AliasMatcher) -> str | None:
     """Every listed number is a mention of the statement and every mention is listed."""
-    mentions = find_numbers(entity_scan(node.statement, matcher)[1])
+    mentions = find_numbers(entity_scan(statement, matcher)[1])
     raw_mentions = {m.raw for m in mentions}
-    for number in node.numbers:
+    for number in numbers:
         if normalize(number).strip() not in raw_mentions:
-            raise GraphError(
-                f"{what}: node {node.id!r} lists number {number!r} "
-                "that its statement does not state"
-            )
-    listed = [v for v in (number_value(n) for n in node.numbers) if v is not None]
+            return f" lists number {number!r} that its statement does not state"
+    listed = [v for v in (number_value(n) for n in numbers) if v is not None]
     for found in mentions:
         if not any(found.value.matches(v) for v in listed):
-            raise GraphError(
-                f"{what}: node {node.id!r} states the number {found.raw!r} "
-                "but does not list it in its numbers"
-            )
+            return f" states the number {found.raw!r} but does not list it in its numbers"
+    return None
 
 
-def _check_required_spans(node: NodeModel, matcher: AliasMatcher, what: str) -> None:
+def _required_problem(
+    statement: str, required_spans: tuple[str, ...], matcher: AliasMatcher
+) -> str | None:
     """Every required span is a non-blank substring of one sentence of the statement."""
     sentences: list[str] | None = None
-    for span in node.required_spans:
-        if not span.strip() or span not in node.statement:
-            raise GraphError(
-                f"{what}: node {node.id!r} requires the span {span[:80]!r}, "
-                "which its statement does not contain"
-            )
+    for span in required_spans:
+        if not span.strip() or span not in statement:
+            return f" requires the span {span[:80]!r}, which its statement does not contain"
         if sentences is None:
-            sentences = split_sentences(node.statement, matcher) or [node.statement]
+            sentences = split_sentences(statement, matcher) or [statement]
         if not any(span in sentence for sentence in sentences):
-            raise GraphError(
-                f"{what}: node {node.id!r}: required span {span[:80]!r} crosses a sentence boundary"
-            )
+            return f": required span {span[:80]!r} crosses a sentence boundary"
+    return None
 
 
 def _overlaps(statement: str, span: str, required: str) -> bool:
@@ -180,97 +230,121 @@ def _overlaps(statement: str, span: str, required: str) -> bool:
     return False
 
 
-def _check_optional_spans(node: NodeModel, matcher: AliasMatcher, what: str) -> None:
+def _optional_problem(
+    statement: str,
+    optional_spans: tuple[str, ...],
+    required_spans: tuple[str, ...],
+    matcher: AliasMatcher,
+) -> str | None:
     """Each optional span occurs once in the statement, at token boundaries, and shares no
     token with a required span."""
-    statement = node.statement
-    for span in node.optional_spans:
+    for span in optional_spans:
         where = statement.find(span)
         if not span.strip() or where < 0:
-            raise GraphError(
-                f"{what}: node {node.id!r} declares the optional span {span[:80]!r}, "
-                "which its statement does not contain"
+            return (
+                f" declares the optional span {span[:80]!r}, which its statement does not contain"
             )
         if statement.find(span, where + 1) >= 0:
-            raise GraphError(
-                f"{what}: node {node.id!r}: the optional span {span[:80]!r} occurs more "
-                "than once in its statement"
-            )
+            return f": the optional span {span[:80]!r} occurs more than once in its statement"
         pieces = (statement[:where], span, statement[where + len(span) :])
         if sum((sentence_key(p, matcher) for p in pieces), ()) != sentence_key(statement, matcher):
-            raise GraphError(
-                f"{what}: node {node.id!r}: the optional span {span[:80]!r} does not start "
-                "and end at word boundaries"
-            )
-        for required in node.required_spans:
+            return f": the optional span {span[:80]!r} does not start and end at word boundaries"
+        for required in required_spans:
             if _overlaps(statement, span, required):
-                raise GraphError(
-                    f"{what}: node {node.id!r}: the optional span {span[:80]!r} overlaps "
-                    f"the required span {required[:80]!r}"
+                return (
+                    f": the optional span {span[:80]!r} overlaps the required span "
+                    f"{required[:80]!r}"
                 )
+    return None
 
 
-def _parse_templates(model: GraphModel, what: str) -> dict[str, tuple[Pattern, ...]]:
-    """Template id -> (canonical, *variants), parsed; refusing duplicates and bad patterns."""
+#: A template as data (id, canonical, variants, coordinable, slot kinds): the key of
+#: :func:`_checked_template`, so that graphs sharing a template parse and check it once.
+_TemplateKey = tuple[str, str, tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]]
+
+
+def _template_keys(model: GraphModel, what: str) -> dict[str, _TemplateKey]:
+    """Template id -> the template as data, each checked (parsed, its patterns agreeing);
+    refusing duplicate ids and bad patterns."""
     dup = _duplicates([t.id for t in model.templates])
     if dup:
         raise GraphError(f"{what}: duplicate template id {dup[0]!r}")
-    out: dict[str, tuple[Pattern, ...]] = {}
+    out: dict[str, _TemplateKey] = {}
     for template in model.templates:
-        out[template.id] = _template_patterns(template, what)
+        key: _TemplateKey = (
+            template.id,
+            template.canonical,
+            tuple(template.variants),
+            tuple(template.coordinable),
+            tuple(template.slot_kinds.items()),
+        )
+        problem = _checked_template(key)
+        if isinstance(problem, str):
+            raise GraphError(f"{what}: {problem}")
+        out[template.id] = key
     return out
 
 
-def _template_patterns(template: TemplateModel, what: str) -> tuple[Pattern, ...]:
+def _patterns(key: _TemplateKey) -> tuple[Pattern, ...]:
+    """The parsed patterns (canonical first) of a template :func:`_template_keys` checked."""
+    found = _checked_template(key)
+    assert not isinstance(found, str)
+    return found
+
+
+@lru_cache(maxsize=1024)
+def _checked_template(key: _TemplateKey) -> tuple[Pattern, ...] | str:
+    """The parsed patterns of a template (canonical first), or what is wrong with it."""
+    template_id, canonical_text, variants, coordinable, slot_kinds = key
     try:
-        patterns = tuple(parse_pattern(p) for p in (template.canonical, *template.variants))
+        patterns = tuple(parse_pattern(p) for p in (canonical_text, *variants))
     except PatternError as exc:
-        raise GraphError(f"{what}: template {template.id!r}: {exc}") from None
+        return f"template {template_id!r}: {exc}"
     canonical = patterns[0]
     if not canonical.plain:
-        raise GraphError(
-            f"{what}: template {template.id!r}: the canonical pattern may hold slots only "
+        return (
+            f"template {template_id!r}: the canonical pattern may hold slots only "
             "(alternatives and optional parts belong in variants)"
         )
-    unknown = sorted(set(template.coordinable) - canonical.slots)
+    unknown = sorted(set(coordinable) - canonical.slots)
     if unknown:
-        raise GraphError(
-            f"{what}: template {template.id!r} makes the slot {unknown[0]!r} coordinable, "
+        return (
+            f"template {template_id!r} makes the slot {unknown[0]!r} coordinable, "
             "which the canonical pattern does not use"
         )
-    unknown = sorted(set(template.slot_kinds) - canonical.slots)
+    unknown = sorted({name for name, _ in slot_kinds} - canonical.slots)
     if unknown:
-        raise GraphError(
-            f"{what}: template {template.id!r} gives a kind to the slot {unknown[0]!r}, "
+        return (
+            f"template {template_id!r} gives a kind to the slot {unknown[0]!r}, "
             "which the canonical pattern does not use"
         )
-    scoped = [n for n, kind in template.slot_kinds.items() if kind in SCOPE_KINDS]
+    scoped = [n for n, kind in slot_kinds if kind in SCOPE_KINDS]
     for variant in patterns[1:]:
         dropped = [n for n in scoped if not variant.always_has(n)]
         if dropped:
-            raise GraphError(
-                f"{what}: template {template.id!r}: the variant {variant.source[:80]!r} can "
+            return (
+                f"template {template_id!r}: the variant {variant.source[:80]!r} can "
                 f"leave out the scope slot {dropped[0]!r} (a scope is stated in every "
                 "rendering, or the variant states a wider fact)"
             )
         extra = sorted(variant.slots - canonical.slots)
         if extra:
-            raise GraphError(
-                f"{what}: template {template.id!r}: a variant uses the slot {extra[0]!r}, "
+            return (
+                f"template {template_id!r}: a variant uses the slot {extra[0]!r}, "
                 "which the canonical pattern does not"
             )
         problem = variant_problem(canonical, variant)
         if problem is not None:
-            raise GraphError(f"{what}: template {template.id!r}: {problem}")
-    problem = coordinable_problem(canonical, tuple(template.coordinable))
+            return f"template {template_id!r}: {problem}"
+    problem = coordinable_problem(canonical, coordinable)
     if problem is not None:
-        raise GraphError(f"{what}: template {template.id!r} {problem}")
+        return f"template {template_id!r} {problem}"
     return patterns
 
 
 def _check_template(
     node: NodeModel,
-    templates: Mapping[str, tuple[Pattern, ...]],
+    templates: Mapping[str, _TemplateKey],
     matcher: AliasMatcher,
     what: str,
 ) -> None:
@@ -281,35 +355,58 @@ def _check_template(
         if node.slots:
             raise GraphError(f"{what}: node {node.id!r} gives slots but names no template")
         return
-    patterns = templates.get(node.template)
-    if patterns is None:
+    key = templates.get(node.template)
+    if key is None:
         raise GraphError(f"{what}: node {node.id!r} names unknown template {node.template!r}")
-    canonical = patterns[0]
-    if set(node.slots) != canonical.slots:
-        missing = sorted(canonical.slots - set(node.slots))
-        extra = sorted(set(node.slots) - canonical.slots)
+    problem = _templated_node_problem(
+        matcher, key, node.statement, tuple(node.slots.items()), tuple(node.required_spans)
+    )
+    if problem is not None:
+        raise GraphError(f"{what}: node {node.id!r}{problem}")
+
+
+@lru_cache(maxsize=16384)
+def _templated_node_problem(
+    matcher: AliasMatcher,
+    template: _TemplateKey,
+    statement: str,
+    slot_items: tuple[tuple[str, str], ...],
+    required_spans: tuple[str, ...],
+) -> str | None:
+    """What is wrong with a node of a checked template, as the rest of a sentence that
+    names the node, or None. A pure function of its arguments, so that graphs sharing
+    nodes and entities check each node once (:func:`_matcher_of` shares their matcher)."""
+    patterns = _patterns(template)
+    template_id, canonical, slots = template[0], patterns[0], dict(slot_items)
+    if set(slots) != canonical.slots:
+        missing = sorted(canonical.slots - set(slots))
+        extra = sorted(set(slots) - canonical.slots)
         problem = f"lacks slot {missing[0]!r}" if missing else f"has unknown slot {extra[0]!r}"
-        raise GraphError(f"{what}: node {node.id!r} {problem} of template {node.template!r}")
-    rendered = next(canonical.renderings(node.slots))
-    if rendered != node.statement:
-        raise GraphError(
-            f"{what}: node {node.id!r}: its statement is not the canonical rendering of "
-            f"template {node.template!r} ({rendered[:120]!r})"
+        return f" {problem} of template {template_id!r}"
+    rendered = next(canonical.renderings(slots))
+    if rendered != statement:
+        return (
+            ": its statement is not the canonical rendering of "
+            f"template {template_id!r} ({rendered[:120]!r})"
         )
-    if compile_canonical(canonical, node.slots, matcher) != sentence_key(node.statement, matcher):
-        raise GraphError(
-            f"{what}: node {node.id!r}: template {node.template!r} reads differently piece by "
-            "piece than its statement does (keep an entity name or a number inside one slot "
-            "or one piece of text)"
+    if compile_canonical(canonical, slots, matcher) != sentence_key(statement, matcher):
+        return (
+            f": template {template_id!r} reads differently piece by piece than its statement "
+            "does (keep an entity name or a number inside one slot or one piece of text)"
         )
-    for variant in patterns[1:]:
-        for part in variant.optional_texts(node.slots):
-            for required in node.required_spans:
-                if _drops_required(part, required, matcher):
-                    raise GraphError(
-                        f"{what}: node {node.id!r}: template {node.template!r} lets a claim "
-                        f"drop {part[:80]!r}, which holds the required span {required[:80]!r}"
-                    )
+    if not required_spans:
+        return None
+    required_keys = [(r, sentence_key(r, matcher)) for r in required_spans]
+    parts = dict.fromkeys(p for v in patterns[1:] for p in v.optional_texts(slots))
+    for part in parts:
+        part_key = sentence_key(part, matcher)
+        for required, required_key in required_keys:
+            if _holds(part_key, required_key):
+                return (
+                    f": template {template_id!r} lets a claim drop {part[:80]!r}, "
+                    f"which holds the required span {required[:80]!r}"
+                )
+    return None
 
 
 def _check_share(
@@ -339,9 +436,8 @@ def _check_scope_kept(node: NodeModel, templates: Mapping[str, TemplateModel], w
                 )
 
 
-def _drops_required(part: str, required: str, matcher: AliasMatcher) -> bool:
-    """True when an optional part ``part`` holds the whole required span."""
-    kp, kr = sentence_key(part, matcher), sentence_key(required, matcher)
+def _holds(kp: tuple[str, ...], kr: tuple[str, ...]) -> bool:
+    """True when the tokens ``kp`` of an optional part hold the whole required span ``kr``."""
     return bool(kr) and any(kp[i : i + len(kr)] == kr for i in range(len(kp) - len(kr) + 1))
 
 
@@ -412,17 +508,16 @@ class EvidenceGraph:
                 stating.setdefault(number, set()).add(node.id)
         self.number_nodes: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in stating.items()}
         self.aliases: dict[str, str] = _alias_table(model, what)
-        self.matcher = AliasMatcher(self.aliases)
+        self.matcher = _matcher_of(tuple(self.aliases.items()))
         #: Template id -> its parsed patterns (canonical first).
-        self.templates: dict[str, tuple[Pattern, ...]] = _parse_templates(model, what)
+        keys = _template_keys(model, what)
+        self.templates: dict[str, tuple[Pattern, ...]] = {t: _patterns(k) for t, k in keys.items()}
         self._template_models: dict[str, TemplateModel] = {t.id: t for t in model.templates}
         #: Lazily filled caches of the gates (per-node declarations, per-graph tables).
         self.cache: dict[str, Any] = {}
         for node in model.nodes:
-            _check_node_numbers(node, self.matcher, what)
-            _check_required_spans(node, self.matcher, what)
-            _check_optional_spans(node, self.matcher, what)
-            _check_template(node, self.templates, self.matcher, what)
+            _check_statement(node, self.matcher, what)
+            _check_template(node, keys, self.matcher, what)
             _check_scope_kept(node, self._template_models, what)
             _check_share(node, self._template_models, self.matcher, what)
 
@@ -436,7 +531,7 @@ class EvidenceGraph:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         vars(self).update(state)
-        self.matcher = AliasMatcher(self.aliases)
+        self.matcher = _matcher_of(tuple(self.aliases.items()))
         self.cache = {}
 
     def declared(self, node_id: str) -> Declared:
@@ -582,17 +677,6 @@ class EvidenceGraph:
         )
 
 
-def _model_from_data(data: Any, what: str) -> GraphModel:
-    _schema_check(data, "evidence_graph", what)
-    try:
-        return GraphModel.model_validate(data)
-    except ValidationError as exc:  # pragma: no cover - the JSON Schema rejects first
-        first = exc.errors()[0]
-        raise GraphError(
-            f"{what} is invalid at {_path_text(first['loc'])}: {first['msg']}"
-        ) from None
-
-
 def load_graph(source: EvidenceGraph | Mapping[str, Any] | str | Path) -> EvidenceGraph:
     """Load and validate an evidence graph from a path, a dict or an :class:`EvidenceGraph`.
 
@@ -612,7 +696,7 @@ def load_graph(source: EvidenceGraph | Mapping[str, Any] | str | Path) -> Eviden
         raise GraphError(
             f"a graph must be a path, a dict or an EvidenceGraph, not {type(source).__name__}"
         )
-    return EvidenceGraph(_model_from_data(data, what), what=what)
+    return EvidenceGraph(_validated(GraphModel, data, what), what=what)
 
 
 def load_rules(name_or_path: str | Path) -> RuleSet:
@@ -627,5 +711,4 @@ def load_rules(name_or_path: str | Path) -> RuleSet:
     else:
         data = read_json(path, "rules file")
         what = f"rules file {path_text(path)}"
-    _schema_check(data, "rules", what)
-    return RuleSet.model_validate(data)
+    return _validated(RuleSet, data, what)

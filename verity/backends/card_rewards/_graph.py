@@ -81,6 +81,7 @@ from verity.backends.card_rewards._format import (
 from verity.backends.card_rewards._model import Solution, card_limit, eligible_cards
 from verity.backends.card_rewards._templates import add_templates
 from verity.core.builder import GraphBuilder
+from verity.core.graph import load_graph
 from verity.jsonio import dumps
 from verity.text.aliases import alias_key
 
@@ -900,8 +901,9 @@ def build_graph(catalog: Catalog, solution: Solution) -> dict[str, Any]:
     for rule in _rules():
         builder.rule(rule["claim_type"], rule["requires"], narrates=rule.get("narrates", ()))
     add_templates(builder, [n.template for n in nodes])
-    builder.build()  # checked exactly as a graph file is
-    return builder.to_dict()
+    graph = builder.to_dict()
+    load_graph(graph)  # checked exactly as a graph file is
+    return graph
 
 
 def graph_json(graph: Mapping[str, Any]) -> str:
