@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from verity.core.claims import Claim, Narration, ParsedClaim, ParsedNarration, parse_narration
+from verity.core.codes import code_of
 from verity.core.gate_error import GateError
 from verity.core.gates import INTERNAL_ERROR, Gate
 from verity.core.graph import EvidenceGraph, load_graph
@@ -39,6 +40,8 @@ __all__ = ["DUPLICATE_REPEATED", "reading_order", "verify", "verify_json", "veri
 _WORD = re.compile(r"\w+")
 #: The code of the ``duplicate`` gate (declared in :data:`verity.core.gates.GATES`).
 DUPLICATE_REPEATED = "duplicate.repeated"
+_REPEATED = code_of(DUPLICATE_REPEATED)
+_INTERNAL = code_of(INTERNAL_ERROR)
 
 
 def _run(gate: Gate, claim: Claim, graph: EvidenceGraph) -> list[GateError]:
@@ -62,7 +65,7 @@ def _run(gate: Gate, claim: Claim, graph: EvidenceGraph) -> list[GateError]:
             GateError(
                 gate=gate.name,
                 code=INTERNAL_ERROR,
-                message=f"the {gate.name} gate failed: {type(exc).__name__}: {exc}"[:500],
+                message=_INTERNAL.text(gate=gate.name, error=type(exc).__name__, exc=exc)[:500],
                 expected=None,
                 actual=type(exc).__name__,
             )
@@ -92,7 +95,7 @@ def _repeat_error(first: str) -> GateError:
     return GateError(
         gate="duplicate",
         code=DUPLICATE_REPEATED,
-        message=f"the claim repeats claim {first!r} (same type, citations and text)",
+        message=_REPEATED.text(first=first),
         expected=None,
         actual=first,
     )
