@@ -26,7 +26,7 @@ from verity.core.codes import code_of
 from verity.core.gate_error import GateError
 from verity.core.gates import INTERNAL_ERROR, Gate
 from verity.core.graph import EvidenceGraph, load_graph
-from verity.core.profiles import Profile, VerificationFailed, resolve_profile
+from verity.core.profiles import OnFail, Profile, VerificationFailed, resolve_profile
 from verity.core.report import REPORT_FORMAT, ClaimVerdict, Report, Summary
 from verity.errors import InputError
 from verity.formats import REFUSAL
@@ -196,7 +196,7 @@ def _report(
         answer=join_sentences([c.text for c in shipped]) if shipped else REFUSAL,
         refused=not shipped,
     )
-    if policy == "raise" and report.summary.removed:
+    if policy == OnFail.RAISE and report.summary.removed:
         raise VerificationFailed(report)
     return report
 
