@@ -26,6 +26,7 @@ from verity.core.codes import code_of
 from verity.core.gate_error import GateError
 from verity.core.gates import INTERNAL_ERROR, Gate
 from verity.core.graph import EvidenceGraph, load_graph
+from verity.core.models import reading_key
 from verity.core.profiles import OnFail, Profile, VerificationFailed, resolve_profile
 from verity.core.report import REPORT_FORMAT, ClaimVerdict, Report, Summary
 from verity.errors import InputError
@@ -164,9 +165,7 @@ def reading_order(graph: EvidenceGraph, claims: Sequence[Claim]) -> list[Claim]:
 
     def key(claim: Claim) -> tuple[int, float]:
         node = graph.nodes.get(claim.cited_evidence_ids[0]) if claim.cited_evidence_ids else None
-        if node is None:
-            return (1, 0.0)
-        return (0 if node.headline else 1, -(node.salience or 0.0))
+        return (1, 0.0) if node is None else reading_key(node)
 
     return sorted(claims, key=key)
 

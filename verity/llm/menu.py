@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verity.core.graph import EvidenceGraph, entity_scan
-from verity.core.models import NodeModel, Rule
+from verity.core.models import NodeModel, Rule, is_marked, reading_key
 from verity.text.normalize import normalize
 from verity.text.numbers import find_numbers
 from verity.text.reader import shown_as_checked
@@ -262,7 +262,7 @@ def remaining_items(items: Sequence[MenuItem], chosen: Iterable[Any]) -> list[Me
 
 
 def _marked(items: Sequence[MenuItem]) -> bool:
-    return any(item.headline or item.salience is not None for item in items)
+    return any(map(is_marked, items))
 
 
 def allowed_items(items: Sequence[MenuItem], chosen: Sequence[Any]) -> list[MenuItem]:
@@ -290,11 +290,7 @@ def choice_items(items: Sequence[MenuItem]) -> list[MenuItem]:
             first[item.node_id] = item
     if not _marked(items):
         return list(first.values())
-
-    def key(item: MenuItem) -> tuple[int, float]:
-        return (0 if item.headline else 1, -(item.salience or 0.0))
-
-    return sorted(first.values(), key=key)[:MAX_CHOICE_ITEMS]
+    return sorted(first.values(), key=reading_key)[:MAX_CHOICE_ITEMS]
 
 
 def menu_schema(items: Sequence[MenuItem], max_claims: int) -> dict[str, Any]:

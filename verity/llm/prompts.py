@@ -66,7 +66,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verity.core.graph import EvidenceGraph
-from verity.core.models import NodeModel, Rule
+from verity.core.models import NodeModel, Rule, reading_key
 from verity.errors import InputError
 from verity.llm.choice import choice_answer
 from verity.llm.menu import (
@@ -311,7 +311,7 @@ def _select_nodes(graph: EvidenceGraph, max_nodes: int) -> list[NodeModel]:
     if graph.marked:
         ranked = sorted(
             range(len(nodes)),
-            key=lambda i: (not nodes[i].headline, -(nodes[i].salience or 0.0), i),
+            key=lambda i: (*reading_key(nodes[i]), i),
         )
         keep = set(ranked[:max_nodes])
         return [n for i, n in enumerate(nodes) if i in keep]
