@@ -47,6 +47,7 @@ that narrates it), headline first, then by salience, at most :data:`MAX_CHOICE_I
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +64,7 @@ __all__ = [
     "allowed_items",
     "choice_items",
     "effective_requirements",
+    "items_of",
     "menu_facts",
     "menu_items",
     "menu_schema",
@@ -223,6 +225,19 @@ def menu_items(
             if offered:
                 out.extend(_items_for(graph, rule, reqs, node, nodes, substatements))
     return list(dict.fromkeys(out))
+
+
+def _claim_key(claim: Mapping[str, Any]) -> str:
+    return json.dumps({k: v for k, v in claim.items() if k != "id"}, sort_keys=True)
+
+
+def items_of(items: Sequence[MenuItem], claims: Iterable[Any]) -> list[MenuItem]:
+    """The items of ``items`` that ``claims`` were filled in from, in claim order: the one
+    way back from a decoded claim (its ``id`` aside) to its menu item; a claim no item
+    states is left out."""
+    by_claim = {_claim_key(item.claim()): item for item in items}
+    found = (by_claim.get(_claim_key(c)) for c in claims if isinstance(c, Mapping))
+    return [item for item in found if item is not None]
 
 
 def menu_facts(items: Iterable[MenuItem]) -> list[str]:
