@@ -1,7 +1,7 @@
 """Write docs/codes.md, the error-code table, from the catalogue (verity/core/codes.py).
 
-    python scripts/gen_codes_doc.py          # rewrite docs/codes.md
-    python scripts/gen_codes_doc.py --check  # exit 1 when docs/codes.md is stale
+python scripts/gen_codes_doc.py          # rewrite docs/codes.md
+python scripts/gen_codes_doc.py --check  # exit 1 when docs/codes.md is stale
 """
 
 from __future__ import annotations
