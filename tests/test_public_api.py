@@ -47,3 +47,45 @@ def test_import_verity_loads_no_other_module_of_it() -> None:
     code = "import sys, verity; print(sorted(m for m in sys.modules if m.startswith('verity')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['verity']"
+
+
+def _static_view() -> dict[str, str]:
+    """Name -> module of the ``if TYPE_CHECKING:`` imports of ``verity/__init__.py``."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(verity.__file__).read_text("utf-8"))
+    block = next(
+        n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING"
+    )
+    out: dict[str, str] = {}
+    for node in block.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("verity"):
+            for alias in node.names:
+                assert alias.asname == alias.name, f"{alias.name}: re-export it as itself"
+                out[alias.name] = node.module
+    return out
+
+
+def test_the_api_is_one_table_and_its_static_view_agrees() -> None:
+    homes = {name: module for module, names in verity._API.items() for name in names}
+    assert homes == verity._HOME
+    assert len(homes) == sum(map(len, verity._API.values()))  # no name twice
+    assert _static_view() == homes
+
+
+def test_closed_sets_of_strings_are_str_enums_that_serialise_as_their_value() -> None:
+    import json
+    from enum import StrEnum
+
+    for enum in (verity.OnFail, verity.StopReason):
+        assert issubclass(enum, StrEnum)
+        for member in enum:
+            assert member == member.value and json.dumps(member) == json.dumps(member.value)
+            assert f"{member}" == member.value
+
+
+def test_the_old_predicates_constants_left_the_top_level() -> None:
+    for name in ("MAX_SINGLE_GAP", "MAX_TOTAL_GAP", "POLARITY_LANGUAGES", "POLARITY_MARKERS"):
+        assert name not in verity.__all__ and not hasattr(verity, name)
+        assert hasattr(__import__("verity.text.align", fromlist=[name]), name)

@@ -40,7 +40,7 @@ from verity.errors import InputError
 from verity.formats import ANSWER_RESULT_FORMAT, REFUSAL
 from verity.text.aliases import AliasMatcher
 from verity.text.align import Span
-from verity.text.reader import plain_text, reader_issue
+from verity.text.reader import plain_text, reader_issue, states_nothing
 from verity.text.segment import join_sentences, split_sentences
 from verity.text.variation import (
     FREE_PROGRESS,
@@ -231,7 +231,7 @@ def _check_sentence(
     if issue is not None:
         return ClaimCheck(sentence, False, "unreadable", detail=f"{issue[0]}: {issue[1]!r}")
     key = sentence_key(sentence, matcher)
-    if not any(ch.isalnum() for ch in sentence):  # punctuation alone states nothing
+    if states_nothing(sentence):
         return ClaimCheck(sentence, False, "empty_claim")
     best: tuple[Passage, int, FreeVerdict] | None = None
     for passage, sentences in prepared:
@@ -345,7 +345,7 @@ def _graph_sentence(sentence: str, verdict: SentenceVerdict, graph: EvidenceGrap
     if issue is not None:
         detail = f"{issue[0]}: {issue[1]!r}"
         return ClaimCheck(sentence, False, "unreadable", detail=detail, node_ids=())
-    if not any(ch.isalnum() for ch in sentence):  # punctuation alone states nothing
+    if states_nothing(sentence):
         return ClaimCheck(sentence, False, "empty_claim", node_ids=())
     if not verdict.supporters:
         return _graph_failure(sentence, verdict, graph)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import assume, given
 
-from tests.helpers import ROOT, SharedGraphs
+from tests.helpers import FIXTURES, ROOT, SharedGraphs, load_json
 from tests.robustness.strategies import ROBUST, graph_dicts
 from verity import EvidenceGraph, GraphError, load_graph, verify
 from verity.llm.menu import (
@@ -303,3 +303,27 @@ def test_allowed_items_headline_first_then_untold_parts() -> None:
     assert [i.node_id for i in choice_items(plain_items)] == list(
         dict.fromkeys(i.node_id for i in plain_items)
     )
+
+
+READER_CASES = load_json(FIXTURES / "text" / "menu_reader.json")
+
+
+def test_the_menu_offers_only_what_strict_reads_as_written() -> None:
+    """Statements holding markup, character references, superscripts, emphasis, a bullet
+    or an invisible character: the menu offers exactly the nodes strict accepts."""
+    graph = load_graph(READER_CASES["graph"])
+    items = menu_items(graph)
+    assert menu_facts(items) == READER_CASES["offered"]
+    assert _failures(graph, items) == []
+    whole = [
+        MenuItem(
+            "FACT", n.id, (n.id,), graph.named(n.statement), tuple(n.entities), tuple(n.numbers)
+        )
+        for n in graph.model.nodes
+        if n.id not in READER_CASES["offered"]
+    ]
+    assert len(whole) == len(graph.model.nodes) - len(READER_CASES["offered"])
+    failures = _failures(graph, whole)
+    refused = {claim["cited_evidence_ids"][0] for p, claim, _ in failures if p == "strict"}
+    accepted = set(READER_CASES["not_offered_yet_accepted"])
+    assert refused == {item.node_id for item in whole} - accepted

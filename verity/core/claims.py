@@ -24,6 +24,7 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails, PydanticCustomError
 
+from verity.core.codes import code_of, row_codes
 from verity.core.gate_error import GateError
 from verity.errors import InputError
 from verity.formats import NARRATION_FORMAT
@@ -93,17 +94,8 @@ class Narration(BaseModel):
 #: The claim fields, in order.
 CLAIM_FIELDS: tuple[str, ...] = tuple(Claim.model_fields)
 
-#: The ``schema`` gate's codes, with what they mean.
-SCHEMA_CODES: dict[str, str] = {
-    "schema.not_an_object": "the claim is not a JSON object",
-    "schema.missing_field": "a required claim field is missing",
-    "schema.unexpected_field": "the claim has a field the format does not define",
-    "schema.wrong_type": "a claim field has the wrong JSON type",
-    "schema.empty": "an id, type or list item is an empty string",
-    "schema.empty_text": "the claim text is empty or blank",
-    "schema.too_long": "a text, id or list exceeds its size limit",
-    "schema.duplicate_id": "the claim's id is the id of an earlier claim of the narration",
-}
+#: The ``schema`` gate's codes, with what they mean (from :data:`verity.core.codes.CATALOGUE`).
+SCHEMA_CODES: dict[str, str] = row_codes("schema")
 
 
 class ParsedClaim(NamedTuple):
@@ -140,11 +132,15 @@ def _type_name(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
-def _schema_error(code: str, path: str, message: str, expected: Any, actual: Any) -> GateError:
+def _schema_error(
+    name: str, expected: Any, actual: Any, variant: str | None = None, **fields: Any
+) -> GateError:
+    """The ``schema.NAME`` error, its message from the catalogue (``fields``: its template's)."""
+    row = code_of(f"schema.{name}")
     return GateError(
         gate="schema",
-        code=f"schema.{code}",
-        message=f"{path}: {message}",
+        code=row.code,
+        message=row.text(variant, **fields),
         expected=expected,
         actual=actual,
     )
@@ -171,31 +167,25 @@ def _mapped(err: ErrorDetails, base: str) -> tuple[tuple[int, int, str], GateErr
     field = CLAIM_FIELDS.index(name) if name in CLAIM_FIELDS else len(CLAIM_FIELDS)
     item = loc[1] if len(loc) > 1 and isinstance(loc[1], int) else -1
     if kind == "missing":
-        error = _schema_error("missing_field", _path(base, loc), "is required", name, None)
+        error = _schema_error("missing_field", name, None, path=_path(base, loc))
         return (0, field, ""), error
     if kind in ("extra_forbidden", "invalid_key"):
         shown = _shown(name)
-        message = "is not a claim field"
-        error = _schema_error(
-            "unexpected_field", f"{base}.{shown}", message, list(CLAIM_FIELDS), shown
-        )
+        error = _schema_error("unexpected_field", list(CLAIM_FIELDS), shown, path=f"{base}.{shown}")
         return (1, 0, shown), error
     path = _path(base, loc)
     if kind in ("empty", "empty_text"):
-        error = _schema_error(kind, path, "must not be empty", "non-empty string", value)
+        error = _schema_error(kind, "non-empty string", value, path=path)
     elif kind == "string_too_long":
         limit = err.get("ctx", {}).get("max_length")
-        message = f"is longer than {limit} characters"
-        error = _schema_error("too_long", path, message, limit, len(value))
+        error = _schema_error("too_long", limit, len(value), path=path, limit=limit)
     elif kind == "too_long":
         limit = err.get("ctx", {}).get("max_length")
-        error = _schema_error("too_long", path, f"has more than {limit} items", limit, len(value))
+        error = _schema_error("too_long", limit, len(value), "items", path=path, limit=limit)
     elif kind == "list_type":
-        error = _schema_error(
-            "wrong_type", path, "must be an array of strings", "array", _type_name(value)
-        )
+        error = _schema_error("wrong_type", "array", _type_name(value), "list", path=path)
     else:  # string_type, and anything else a field cannot be
-        error = _schema_error("wrong_type", path, "must be a string", "string", _type_name(value))
+        error = _schema_error("wrong_type", "string", _type_name(value), path=path)
     return (2, field * (MAX_LIST_ITEMS + 2) + item + 1, ""), error
 
 
@@ -220,8 +210,7 @@ def _fallback(obj: Mapping[Any, Any], index: int) -> tuple[str, str | None, str 
 
 def _parse_claim(obj: Any, index: int) -> ParsedClaim:
     if not isinstance(obj, dict):
-        message = "a claim must be an object"
-        err = _schema_error("not_an_object", f"claims[{index}]", message, "object", _type_name(obj))
+        err = _schema_error("not_an_object", "object", _type_name(obj), path=f"claims[{index}]")
         return ParsedClaim(index, f"#{index}", None, None, None, (err,))
     try:
         claim = Claim.model_validate(obj)
@@ -243,10 +232,11 @@ def _unique_ids(claims: tuple[ParsedClaim, ...]) -> tuple[ParsedClaim, ...]:
             continue
         err = _schema_error(
             "duplicate_id",
-            f"claims[{parsed.index}].id",
-            f"{parsed.id!r} is already the id of claims[{earlier}]; each claim needs its own id",
             "an id no other claim has",
             [f"claims[{earlier}]", f"claims[{parsed.index}]"],
+            path=f"claims[{parsed.index}].id",
+            id=parsed.id,
+            earlier=earlier,
         )
         out.append(parsed._replace(claim=None, errors=(*parsed.errors, err)))
     return tuple(out)

@@ -18,14 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, get_args
 
 from verity.core.claims import SCHEMA_CODES, Claim
+from verity.core.codes import Code, by_reason, code_of, row_codes
 from verity.core.graph import EvidenceGraph, entity_scan
 from verity.errors import InputError
 from verity.text.display import one_line
 from verity.text.numbers import NUMBER_RE, NumberValue, number_value, value_of_match
-from verity.text.reader import reader_issue
+from verity.text.reader import ReaderIssue, reader_issue
 from verity.text.segment import split_sentences
 from verity.text.suggest import Candidates
 from verity.text.variation import (
@@ -65,6 +66,14 @@ class Finding:
     #: The gate to report under when it is not the gate that found it (type binding is
     #: found by the polarity gate, which knows the supporting node, but is a claim_type rule).
     gate: str | None = None
+
+
+def _finding(
+    name: str, expected: Any, actual: Any, variant: str | None = None, **fields: Any
+) -> Finding:
+    """The finding of the code ``name``, its message from the catalogue
+    (:mod:`verity.core.codes`; ``fields``: its template's)."""
+    return Finding(name, code_of(name).text(variant, **fields), expected, actual)
 
 
 GateCheck = Callable[[Claim, EvidenceGraph], Iterator[Finding]]
@@ -107,18 +116,12 @@ def _cited_nodes(claim: Claim, graph: EvidenceGraph) -> list[str]:
 def check_evidence(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     """Every cited id is a node id, and at least one id is cited."""
     if not claim.cited_evidence_ids:
-        yield Finding(
-            "evidence.none_cited", "the claim cites no evidence", "at least one evidence id", []
-        )
+        yield _finding("evidence.none_cited", "at least one evidence id", [])
         return
     for node_id in dict.fromkeys(claim.cited_evidence_ids):
         if node_id not in graph.nodes:
-            yield Finding(
-                "evidence.unknown_id",
-                f"cited evidence {node_id!r} is not a node of the graph",
-                _nearest(node_id, graph, "nodes", graph.nodes),
-                node_id,
-            )
+            nearest = _nearest(node_id, graph, "nodes", graph.nodes)
+            yield _finding("evidence.unknown_id", nearest, node_id, node_id=node_id)
 
 
 # --- gate 2: entity allowlist --------------------------------------------------------
@@ -128,12 +131,8 @@ def check_entities(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     """Every declared entity is an allowed entity id (exact string)."""
     for entity in dict.fromkeys(claim.entities):
         if entity not in graph.allowed_entities:
-            yield Finding(
-                "entity.not_allowed",
-                f"entity {entity!r} is not an allowed entity id",
-                _nearest(entity, graph, "entities", graph.allowed_entities),
-                entity,
-            )
+            nearest = _nearest(entity, graph, "entities", graph.allowed_entities)
+            yield _finding("entity.not_allowed", nearest, entity, entity=entity)
 
 
 # --- gate 3: number binding ----------------------------------------------------------
@@ -167,12 +166,7 @@ def check_number_binding(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding
             expected = _same_value(number, graph) or _nearest(
                 number, graph, "numbers", graph.allowed_numbers
             )
-            yield Finding(
-                "number.not_allowed",
-                f"number {number!r} is not an allowed number string",
-                expected,
-                number,
-            )
+            yield _finding("number.not_allowed", expected, number, number=number)
 
 
 def check_number_scope(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
@@ -183,12 +177,7 @@ def check_number_scope(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
         if stating is None:
             continue  # not allowed at all: gate 3 already said so
         if not stating & cited:
-            yield Finding(
-                "number.out_of_scope",
-                f"number {number!r} is not stated by any cited evidence node",
-                sorted(stating),
-                sorted(cited),
-            )
+            yield _finding("number.out_of_scope", sorted(stating), sorted(cited), number=number)
 
 
 # --- gate 4: claim-type rules --------------------------------------------------------
@@ -198,24 +187,19 @@ def check_claim_type(claim: Claim, graph: EvidenceGraph) -> Iterator[Finding]:
     """The claim type has a rule and the cited nodes satisfy every requirement that applies."""
     rule = graph.rules.get(claim.type)
     if rule is None:
-        yield Finding(
-            "claim_type.unknown",
-            f"claim type {claim.type!r} has no rule in this graph",
-            sorted(graph.rules),
-            claim.type,
-        )
+        yield _finding("claim_type.unknown", sorted(graph.rules), claim.type, claim_type=claim.type)
         return
     cited_types = set(map(graph.type_of.__getitem__, _cited_nodes(claim, graph)))
     for req in rule.requires:
         if req.when_present and not any(t in graph.node_types for t in req.any_of):
             continue
         if cited_types.isdisjoint(req.any_of):
-            need = " or ".join(req.any_of)
-            yield Finding(
+            yield _finding(
                 "claim_type.missing_required",
-                f"a {claim.type} claim must cite a node of type {need}",
                 list(req.any_of),
                 sorted(cited_types),
+                claim_type=claim.type,
+                need=" or ".join(req.any_of),
             )
 
 
@@ -263,11 +247,12 @@ def prose_findings(
     for entity_id, raw in mentions.entities:  # the first mention of each, in text order
         if entity_id not in declared_entities and entity_id not in undeclared:
             undeclared.add(entity_id)
-            yield Finding(
+            yield _finding(
                 "prose.undeclared_entity",
-                f"the text mentions {raw!r} (entity {entity_id!r}) but does not declare it",
                 sorted(declared_entities),
                 entity_id,
+                raw=raw,
+                entity=entity_id,
             )
     if not mentions.numbers:
         return
@@ -278,12 +263,7 @@ def prose_findings(
         if raw in reported or any(map(value.matches, declared)):
             continue
         reported.add(raw)
-        yield Finding(
-            "prose.undeclared_number",
-            f"the text states {raw!r}, which matches no declared number",
-            listed,
-            raw,
-        )
+        yield _finding("prose.undeclared_number", listed, raw, raw=raw)
 
 
 # --- strict: gate 5, text polarity -------------------------------------------------
@@ -294,38 +274,12 @@ def _sentences(text: str, graph: EvidenceGraph) -> list[str]:
     return split_sentences(text, graph.matcher) or [text.strip()]
 
 
-_READER_CODES: dict[str, tuple[str, str]] = {
-    "line_break": ("polarity.line_break", "breaks a line inside the claim"),
-    "control_character": (
-        "polarity.control_character",
-        "holds an invisible, control or formatting character",
-    ),
-    "foreign_digit": ("polarity.foreign_digit", "writes a digit a reader may misread"),
-    "markup": ("polarity.markup", "holds markup that can hide or change what a reader sees"),
-    "dropped_character": (
-        "polarity.dropped_character",
-        "holds a character that would be read as nothing",
-    ),
-}
-
-_FAILURE_CODES: dict[str, str] = {
-    "not_contained": "polarity.unsupported_sentence",
-    "variant_not_declared": "polarity.variant_not_declared",
-    "undeclared_deletion": "polarity.undeclared_deletion",
-    "marker_dropped": "polarity.marker_dropped",
-    "required_span_dropped": "polarity.required_span_dropped",
-    "aggregation_mismatch": "polarity.aggregation_mismatch",
-    "scope_carried": "polarity.scope_carried",
-}
-
-_FAILURE_TEXT: dict[str, str] = {
-    "not_contained": "is not a sentence any cited statement declares",
-    "variant_not_declared": "is not a variant any cited node declares",
-    "undeclared_deletion": "drops words the closest cited statement does not declare optional",
-    "marker_dropped": "drops a negation or other marker of the statement",
-    "required_span_dropped": "drops a part the statement requires",
-    "aggregation_mismatch": "coordinates cited nodes that do not each state it",
-    "scope_carried": "holds a fact a reader takes in a scope its cited node does not state",
+#: The text gate's codes by the reader issue (:func:`verity.text.reader.reader_issue`) and
+#: by the sentence reason (:data:`verity.text.variation.Reason`) they report.
+_REASON_CODES: dict[str, Code] = by_reason("polarity")
+_READER_CODES: dict[str, Code] = {issue: _REASON_CODES[issue] for issue in get_args(ReaderIssue)}
+_SENTENCE_CODES: dict[str, Code] = {
+    reason: row for reason, row in _REASON_CODES.items() if reason not in _READER_CODES
 }
 
 
@@ -402,21 +356,27 @@ def _narrated_types(
 
 def _failure_finding(sentence: str, verdict: SentenceVerdict, graph: EvidenceGraph) -> Finding:
     if verdict.node_id is None:
-        return Finding(
+        return _finding(
             "polarity.unsupported_sentence",
-            f"the sentence {one_line(sentence, 160)!r} is not supported by any cited statement; "
-            "no cited node exists",
             None,
             sentence,
+            variant="no_cited_node",
+            sentence=one_line(sentence, 160),
         )
     statement = graph.nodes[verdict.node_id].statement
     detail = f" ({verdict.detail})" if verdict.detail else ""
     nearest = verdict.expected or statement
     closest = "nearest declared sentence" if verdict.expected else "closest cited statement"
+    row = _SENTENCE_CODES[verdict.reason]
     return Finding(
-        _FAILURE_CODES[verdict.reason],
-        f"the sentence {one_line(sentence, 160)!r} {_FAILURE_TEXT[verdict.reason]}{detail}; "
-        f"{closest} ({verdict.node_id}): {nearest!r}",
+        row.code,
+        row.text(
+            sentence=one_line(sentence, 160),
+            detail=detail,
+            closest=closest,
+            node_id=verdict.node_id,
+            nearest=nearest,
+        ),
         nearest,
         sentence,
     )
@@ -427,8 +387,8 @@ def _reader_finding(text: str) -> Finding | None:
     issue = reader_issue(text)
     if issue is None:
         return None
-    code, what = _READER_CODES[issue[0]]
-    return Finding(code, f"the claim text {what}: {issue[1]!r}", "plain text", issue[1])
+    row = _READER_CODES[issue[0]]
+    return Finding(row.code, row.text(found=issue[1]), "plain text", issue[1])
 
 
 def _part_types(found: SentenceVerdict, graph: EvidenceGraph) -> list[frozenset[str]]:
@@ -485,23 +445,18 @@ def _type_finding(
     claim: Claim, sentence: str | None, primary: frozenset[str] | None, graph: EvidenceGraph
 ) -> Finding:
     want = sorted(primary or ())
-    narrates = " or ".join(want)
+    row = code_of("claim_type.text_not_narrated")
+    shown = {"claim_type": claim.type, "narrates": " or ".join(want)}
     if sentence is None:
-        message = (
-            f"no sentence of this {claim.type} claim rests on a cited node of a type "
-            f"it narrates ({narrates})"
-        )
+        message = row.text("no_sentence", **shown)
     else:
-        message = (
-            f"the sentence {one_line(sentence, 160)!r} rests only on cited nodes of types a "
-            f"{claim.type} claim does not narrate (it narrates {narrates})"
-        )
+        message = row.text(sentence=one_line(sentence, 160), **shown)
     return Finding(
-        "claim_type.text_not_narrated",
+        row.code,
         message,
         want,
         sorted({graph.nodes[i].type for i in _cited_nodes(claim, graph)}),
-        gate="claim_type",
+        gate=row.gate,
     )
 
 
@@ -518,96 +473,19 @@ _STRICT = frozenset({"strict"})
 #: derived from this table.
 GATES: tuple[Gate, ...] = (
     Gate("schema", _checked_elsewhere, _BOTH, SCHEMA_CODES, stage="parse"),
-    Gate(
-        "evidence",
-        check_evidence,
-        _BOTH,
-        {
-            "evidence.none_cited": "the claim cites no evidence id",
-            "evidence.unknown_id": "a cited id is not a node of the graph",
-        },
-    ),
-    Gate(
-        "entity",
-        check_entities,
-        _BOTH,
-        {"entity.not_allowed": "a declared entity is not an allowed entity id"},
-    ),
-    Gate(
-        "number",
-        check_number_binding,
-        _BOTH,
-        {"number.not_allowed": "a declared number is not an allowed number string"},
-    ),
-    Gate(
-        "number",
-        check_number_scope,
-        _STRICT,
-        {"number.out_of_scope": "(strict) a declared number is stated by no cited node"},
-    ),
-    Gate(
-        "claim_type",
-        check_claim_type,
-        _BOTH,
-        {
-            "claim_type.unknown": "the claim type has no rule in the graph",
-            "claim_type.missing_required": "the cited nodes lack a type the claim type's "
-            "rule requires",
-        },
-    ),
-    Gate(
-        "prose",
-        check_prose,
-        _STRICT,
-        {
-            "prose.undeclared_entity": "(strict) the text mentions an entity the claim does "
-            "not declare",
-            "prose.undeclared_number": "(strict) the text states a number no declared number "
-            "matches",
-        },
-    ),
-    Gate(
-        "polarity",
-        check_polarity,
-        _STRICT,
-        {
-            "claim_type.text_not_narrated": "(strict) the text rests on no cited node of a "
-            "type the claim type narrates",
-            "polarity.unsupported_sentence": "(strict) a sentence is not a sentence any cited "
-            "statement declares",
-            "polarity.variant_not_declared": "(strict) a sentence is not a variant any cited "
-            "node's template declares",
-            "polarity.undeclared_deletion": "(strict) a sentence drops words its statement does "
-            "not declare optional",
-            "polarity.marker_dropped": "(strict) the claim drops a negation or other "
-            "polarity marker",
-            "polarity.required_span_dropped": "(strict) a sentence drops a span its "
-            "statement requires",
-            "polarity.aggregation_mismatch": "(strict) a sentence coordinates cited nodes that "
-            "do not each state it (one template, one differing slot)",
-            "polarity.line_break": "(strict) the claim text breaks a line",
-            "polarity.control_character": "(strict) the claim text holds an invisible or "
-            "control character",
-            "polarity.foreign_digit": "(strict) the claim text holds a digit outside ASCII",
-            "polarity.markup": "(strict) the claim text holds markup",
-            "polarity.dropped_character": "(strict) the claim text holds a character that "
-            "would be read as nothing",
-            "polarity.scope_carried": "(strict) a fact is read in a scope (period, place, "
-            "group, condition) the sentence or an earlier one states, and no cited node "
-            "states it with that scope",
-        },
-    ),
-    Gate(
-        "duplicate",
-        _checked_elsewhere,
-        _BOTH,
-        {"duplicate.repeated": "the claim repeats an earlier claim's type, citations and text"},
-        stage="narration",
-    ),
+    Gate("evidence", check_evidence, _BOTH, row_codes("evidence")),
+    Gate("entity", check_entities, _BOTH, row_codes("entity")),
+    Gate("number", check_number_binding, _BOTH, row_codes("number")),
+    Gate("number", check_number_scope, _STRICT, row_codes("number_scope")),
+    Gate("claim_type", check_claim_type, _BOTH, row_codes("claim_type")),
+    Gate("prose", check_prose, _STRICT, row_codes("prose")),
+    Gate("polarity", check_polarity, _STRICT, row_codes("polarity")),
+    Gate("duplicate", _checked_elsewhere, _BOTH, row_codes("duplicate"), stage="narration"),
 )
 
 #: The code of a gate that failed (raised, or broke its contract): the claim is rejected.
 INTERNAL_ERROR = "internal.error"
+_INTERNAL = code_of(INTERNAL_ERROR)
 
 #: Every gate name a report can carry, in table order.
 GATE_NAMES: tuple[str, ...] = tuple(dict.fromkeys(g.name for g in GATES))
@@ -623,12 +501,12 @@ def _error_codes(gates: Iterable[Gate]) -> dict[str, str]:
             for code, meaning in gate.codes.items():
                 if code.partition(".")[0] == name:
                     codes[code] = meaning
-    codes[INTERNAL_ERROR] = "a gate failed unexpectedly; the claim is rejected (fail closed)"
+    codes[INTERNAL_ERROR] = _INTERNAL.meaning
     return codes
 
 
-#: Every stable error code, with what it means (derived from :data:`GATES`). Documented
-#: in docs/gates.md.
+#: Every stable error code, with what it means (derived from :data:`GATES`, whose rows
+#: take their codes from :data:`verity.core.codes.CATALOGUE`). Documented in docs/codes.md.
 ERROR_CODES: dict[str, str] = _error_codes(GATES)
 
 

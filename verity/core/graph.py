@@ -24,7 +24,14 @@ from verity.core._declarations import (
     percent_of,
     variant_problem,
 )
-from verity.core.models import GraphModel, NodeModel, Rule, RuleSet, TemplateModel
+from verity.core.models import (
+    GraphModel,
+    NodeModel,
+    Rule,
+    RuleSet,
+    TemplateModel,
+    is_marked,
+)
 from verity.errors import GraphError
 from verity.jsonio import dumps, path_text, read_json
 from verity.text.aliases import AliasMatcher, EntityMention, alias_key
@@ -645,7 +652,7 @@ class EvidenceGraph:
     def marked(self) -> bool:
         """True when some node is marked ``headline`` or carries a ``salience``: the graph
         says what a reader should hear first (:func:`verity.core.verify.reading_order`)."""
-        return any(n.headline or n.salience is not None for n in self.model.nodes)
+        return any(map(is_marked, self.model.nodes))
 
     def nodes_of_type(self, node_type: str) -> list[NodeModel]:
         """Evidence nodes of one type, in file order."""

@@ -7,7 +7,7 @@ These models define the JSON Schemas under ``schemas/`` (see
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -25,7 +25,29 @@ __all__ = [
     "RuleSet",
     "SlotKind",
     "TemplateModel",
+    "is_marked",
+    "reading_key",
 ]
+
+
+class _Marked(Protocol):
+    @property
+    def headline(self) -> bool: ...
+    @property
+    def salience(self) -> float | None: ...
+
+
+def is_marked(marked: _Marked) -> bool:
+    """True when a node (or what narrates it) marks the reading order: a headline or a
+    salience."""
+    return marked.headline or marked.salience is not None
+
+
+def reading_key(marked: _Marked) -> tuple[int, float]:
+    """The one reading-order key of a node (or of what narrates it): headline first, then
+    salience, highest first (absent is 0). Sort stably by it: ties keep their order."""
+    return (0 if marked.headline else 1, -(marked.salience or 0.0))
+
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 TypeName = Annotated[str, StringConstraints(min_length=1, max_length=128)]

@@ -21,6 +21,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
@@ -42,6 +43,7 @@ from verity.errors import InputError
 __all__ = [
     "ON_FAIL",
     "CustomGate",
+    "OnFail",
     "Profile",
     "VerificationFailed",
     "custom_gate",
@@ -50,8 +52,17 @@ __all__ = [
     "resolve_profile",
 ]
 
-#: What verify does when a claim fails: drop it (``filter``) or raise :class:`VerificationFailed`.
-ON_FAIL: tuple[str, ...] = ("filter", "raise")
+
+class OnFail(StrEnum):
+    """What verify does when a claim fails: drop it (``filter``) or raise
+    :class:`VerificationFailed`. A member is its string (``OnFail.RAISE == "raise"``)."""
+
+    FILTER = "filter"
+    RAISE = "raise"
+
+
+#: The values of :class:`OnFail`.
+ON_FAIL: tuple[str, ...] = tuple(OnFail)
 
 _GATE_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
 _CODE_SUFFIX = re.compile(r"[a-z0-9][a-z0-9_]{0,59}")
@@ -175,7 +186,7 @@ class Profile:
     name: str
     base: str
     custom: tuple[CustomGate, ...]
-    on_fail: str = "filter"
+    on_fail: str = OnFail.FILTER
     gates: tuple[Gate, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -187,6 +198,7 @@ class Profile:
             raise InputError(f"a derived profile cannot be called {self.name!r}")
         if self.on_fail not in ON_FAIL:
             raise InputError(f"unknown on_fail {self.on_fail!r}; choose filter or raise")
+        object.__setattr__(self, "on_fail", OnFail(self.on_fail))
         names = [g.name for g in self.custom]
         if len(set(names)) != len(names):
             raise InputError(f"profile {self.name!r} has two custom gates of one name")
@@ -216,7 +228,7 @@ def extend(
         root, earlier, policy = base.base, base.custom, base.on_fail
         prefix = base.name
     elif isinstance(base, str) and base in PROFILES:
-        root, earlier, policy, prefix = base, (), "filter", base
+        root, earlier, policy, prefix = base, (), OnFail.FILTER, base
     else:
         raise InputError(f"unknown profile {base!r}; choose one of {', '.join(PROFILES)}")
     if isinstance(gates, CustomGate):
@@ -237,11 +249,11 @@ def resolve_profile(
     if isinstance(profile, Profile):
         name, gates, policy = profile.name, profile.gates, profile.on_fail
     else:
-        name, gates, policy = profile, gates_for(profile), "filter"
+        name, gates, policy = profile, gates_for(profile), OnFail.FILTER
     if on_fail is not None:
         if on_fail not in ON_FAIL:
             raise InputError(f"unknown on_fail {on_fail!r}; choose filter or raise")
-        policy = on_fail
+        policy = OnFail(on_fail)
     return name, gates, policy
 
 

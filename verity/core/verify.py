@@ -22,10 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from verity.core.claims import Claim, Narration, ParsedClaim, ParsedNarration, parse_narration
+from verity.core.codes import code_of
 from verity.core.gate_error import GateError
 from verity.core.gates import INTERNAL_ERROR, Gate
 from verity.core.graph import EvidenceGraph, load_graph
-from verity.core.profiles import Profile, VerificationFailed, resolve_profile
+from verity.core.models import reading_key
+from verity.core.profiles import OnFail, Profile, VerificationFailed, resolve_profile
 from verity.core.report import REPORT_FORMAT, ClaimVerdict, Report, Summary
 from verity.errors import InputError
 from verity.formats import REFUSAL
@@ -39,6 +41,8 @@ __all__ = ["DUPLICATE_REPEATED", "reading_order", "verify", "verify_json", "veri
 _WORD = re.compile(r"\w+")
 #: The code of the ``duplicate`` gate (declared in :data:`verity.core.gates.GATES`).
 DUPLICATE_REPEATED = "duplicate.repeated"
+_REPEATED = code_of(DUPLICATE_REPEATED)
+_INTERNAL = code_of(INTERNAL_ERROR)
 
 
 def _run(gate: Gate, claim: Claim, graph: EvidenceGraph) -> list[GateError]:
@@ -62,7 +66,7 @@ def _run(gate: Gate, claim: Claim, graph: EvidenceGraph) -> list[GateError]:
             GateError(
                 gate=gate.name,
                 code=INTERNAL_ERROR,
-                message=f"the {gate.name} gate failed: {type(exc).__name__}: {exc}"[:500],
+                message=_INTERNAL.text(gate=gate.name, error=type(exc).__name__, exc=exc)[:500],
                 expected=None,
                 actual=type(exc).__name__,
             )
@@ -92,7 +96,7 @@ def _repeat_error(first: str) -> GateError:
     return GateError(
         gate="duplicate",
         code=DUPLICATE_REPEATED,
-        message=f"the claim repeats claim {first!r} (same type, citations and text)",
+        message=_REPEATED.text(first=first),
         expected=None,
         actual=first,
     )
@@ -161,9 +165,7 @@ def reading_order(graph: EvidenceGraph, claims: Sequence[Claim]) -> list[Claim]:
 
     def key(claim: Claim) -> tuple[int, float]:
         node = graph.nodes.get(claim.cited_evidence_ids[0]) if claim.cited_evidence_ids else None
-        if node is None:
-            return (1, 0.0)
-        return (0 if node.headline else 1, -(node.salience or 0.0))
+        return (1, 0.0) if node is None else reading_key(node)
 
     return sorted(claims, key=key)
 
@@ -193,7 +195,7 @@ def _report(
         answer=join_sentences([c.text for c in shipped]) if shipped else REFUSAL,
         refused=not shipped,
     )
-    if policy == "raise" and report.summary.removed:
+    if policy == OnFail.RAISE and report.summary.removed:
         raise VerificationFailed(report)
     return report
 

@@ -16,8 +16,10 @@ narrated node:
   to it by an edge when there is one, else the first listed node of a required type);
 - ``entities`` are the entity ids the statement mentions (by id or alias), ``numbers`` the
   number strings the node lists;
-- a node whose statement a reader cannot see as it is (a sentence without a letter or
-  digit, a control or invisible format character) is left off;
+- a node whose text a reader would not see as it is checked is left off: the one reader
+  rule of strict and check-answer (:func:`verity.text.reader.shown_as_checked`: no markup,
+  character reference, control or invisible character, misreadable digit or
+  superscript, no emphasis or bullet read away, a letter or digit in every sentence);
 - a node with ``optional_spans`` also yields its shorter sub-statements: the statement
   with one or more of those spans dropped (the cuts the node declares, so each passes
   strict); their numbers and entities are the ones the sub-statement itself states.
@@ -45,16 +47,16 @@ that narrates it), headline first, then by salience, at most :data:`MAX_CHOICE_I
 
 from __future__ import annotations
 
-import unicodedata
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from verity.core.graph import EvidenceGraph, entity_scan
-from verity.core.models import NodeModel, Rule
+from verity.core.models import NodeModel, Rule, is_marked, reading_key
 from verity.text.normalize import normalize
 from verity.text.numbers import find_numbers
-from verity.text.segment import split_sentences
+from verity.text.reader import shown_as_checked
 
 __all__ = [
     "MAX_CHOICE_ITEMS",
@@ -62,6 +64,7 @@ __all__ = [
     "allowed_items",
     "choice_items",
     "effective_requirements",
+    "items_of",
     "menu_facts",
     "menu_items",
     "menu_schema",
@@ -154,20 +157,6 @@ def _sub_statements(graph: EvidenceGraph, node: NodeModel) -> list[str]:
     return graph.declared(node.id).cuts()
 
 
-def _offerable(text: str) -> bool:
-    """Text a reader can see as it is: a letter or digit in every sentence, no control or
-    format character.
-
-    A statement outside this (blank punctuation, line breaks, zero-width or bidi marks) is
-    left off the menu rather than offered as a claim that the text gates may refuse.
-    """
-    if not all(any(ch.isalnum() for ch in part) for part in split_sentences(text) or [""]):
-        return False
-    return not any(
-        unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn") for ch in text
-    )
-
-
 def _items_for(
     graph: EvidenceGraph,
     rule: Rule,
@@ -177,7 +166,8 @@ def _items_for(
     substatements: bool,
 ) -> list[MenuItem]:
     companions = _companions(graph, node, reqs, nodes)
-    if companions is None or not _offerable(node.statement):
+    whole = graph.named(node.statement)
+    if companions is None or not shown_as_checked(whole):
         return []
     cited = (node.id, *companions)
     marks = (node.type, node.headline, node.salience)
@@ -186,7 +176,7 @@ def _items_for(
             rule.claim_type,
             node.id,
             cited,
-            graph.named(node.statement),
+            whole,
             _mentioned(graph, node.statement),
             tuple(node.numbers),
             *marks,
@@ -198,13 +188,13 @@ def _items_for(
                 rule.claim_type,
                 node.id,
                 cited,
-                graph.named(text),
+                named,
                 _mentioned(graph, text),
                 _stated_numbers(graph, node, text),
                 *marks,
             )
             for text in _sub_statements(graph, node)
-            if _offerable(text)
+            if shown_as_checked(named := graph.named(text))
         )
     return items
 
@@ -235,6 +225,19 @@ def menu_items(
             if offered:
                 out.extend(_items_for(graph, rule, reqs, node, nodes, substatements))
     return list(dict.fromkeys(out))
+
+
+def _claim_key(claim: Mapping[str, Any]) -> str:
+    return json.dumps({k: v for k, v in claim.items() if k != "id"}, sort_keys=True)
+
+
+def items_of(items: Sequence[MenuItem], claims: Iterable[Any]) -> list[MenuItem]:
+    """The items of ``items`` that ``claims`` were filled in from, in claim order: the one
+    way back from a decoded claim (its ``id`` aside) to its menu item; a claim no item
+    states is left out."""
+    by_claim = {_claim_key(item.claim()): item for item in items}
+    found = (by_claim.get(_claim_key(c)) for c in claims if isinstance(c, Mapping))
+    return [item for item in found if item is not None]
 
 
 def menu_facts(items: Iterable[MenuItem]) -> list[str]:
@@ -274,7 +277,7 @@ def remaining_items(items: Sequence[MenuItem], chosen: Iterable[Any]) -> list[Me
 
 
 def _marked(items: Sequence[MenuItem]) -> bool:
-    return any(item.headline or item.salience is not None for item in items)
+    return any(map(is_marked, items))
 
 
 def allowed_items(items: Sequence[MenuItem], chosen: Sequence[Any]) -> list[MenuItem]:
@@ -302,11 +305,7 @@ def choice_items(items: Sequence[MenuItem]) -> list[MenuItem]:
             first[item.node_id] = item
     if not _marked(items):
         return list(first.values())
-
-    def key(item: MenuItem) -> tuple[int, float]:
-        return (0 if item.headline else 1, -(item.salience or 0.0))
-
-    return sorted(first.values(), key=key)[:MAX_CHOICE_ITEMS]
+    return sorted(first.values(), key=reading_key)[:MAX_CHOICE_ITEMS]
 
 
 def menu_schema(items: Sequence[MenuItem], max_claims: int) -> dict[str, Any]:

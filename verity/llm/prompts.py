@@ -66,7 +66,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verity.core.graph import EvidenceGraph
-from verity.core.models import NodeModel, Rule
+from verity.core.models import NodeModel, Rule, reading_key
 from verity.errors import InputError
 from verity.llm.choice import choice_answer
 from verity.llm.menu import (
@@ -74,6 +74,7 @@ from verity.llm.menu import (
     allowed_items,
     choice_items,
     effective_requirements,
+    items_of,
     menu_facts,
     menu_items,
     menu_schema,
@@ -311,7 +312,7 @@ def _select_nodes(graph: EvidenceGraph, max_nodes: int) -> list[NodeModel]:
     if graph.marked:
         ranked = sorted(
             range(len(nodes)),
-            key=lambda i: (not nodes[i].headline, -(nodes[i].salience or 0.0), i),
+            key=lambda i: (*reading_key(nodes[i]), i),
         )
         keep = set(ranked[:max_nodes])
         return [n for i, n in enumerate(nodes) if i in keep]
@@ -799,7 +800,7 @@ def choice_step_prompt(prompt: Prompt, chosen: Sequence[Mapping[str, Any]]) -> P
     history = prompt.history
     user = prompt.user
     if chosen:
-        said = [_labels(prompt, [item])[0] for item in _items_of(prompt, chosen)]
+        said = [_labels(prompt, [item])[0] for item in items_of(prompt.listing, chosen)]
         history = (*history, ("user", prompt.user), ("assistant", json.dumps({"facts": said})))
         user = _NEXT_FACT
     return Prompt(
@@ -818,15 +819,3 @@ def choice_step_prompt(prompt: Prompt, chosen: Sequence[Mapping[str, Any]]) -> P
         menu_chosen=tuple(dict(c) for c in chosen),
         listing=prompt.listing,
     )
-
-
-def _items_of(prompt: Prompt, claims: Sequence[Mapping[str, Any]]) -> list[MenuItem]:
-    """The listed items ``claims`` were filled in from (a claim not from the list is
-    left out)."""
-    by_claim = {json.dumps(item.claim(), sort_keys=True): item for item in prompt.listing}
-    out: list[MenuItem] = []
-    for claim in claims:
-        key = json.dumps({k: v for k, v in claim.items() if k != "id"}, sort_keys=True)
-        if key in by_claim:
-            out.append(by_claim[key])
-    return out

@@ -29,13 +29,14 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from verity.core.gate_error import GateError
 from verity.core.gates import text_mentions
 from verity.core.graph import EvidenceGraph, load_graph
-from verity.core.profiles import Profile, VerificationFailed, resolve_profile
+from verity.core.profiles import OnFail, Profile, VerificationFailed, resolve_profile
 from verity.core.report import ClaimVerdict, Report
 from verity.core.verify import verify
 from verity.errors import InputError
@@ -72,6 +73,7 @@ __all__ = [
     "NarrationResult",
     "Pass",
     "Restatement",
+    "StopReason",
     "best_of",
     "narrate_and_verify",
     "restate_pass",
@@ -80,6 +82,17 @@ __all__ = [
 
 #: Most failing claims one repair prompt sends back.
 MAX_REVIEW_CLAIMS = 6
+
+
+class StopReason(StrEnum):
+    """Why the narrate -> verify -> repair loop stopped (a member is its string)."""
+
+    ALL_VERIFIED = "all_verified"
+    ONLY_DUPLICATES_FAILED = "only_duplicates_failed"
+    API_ERROR = "api_error"
+    NO_REPAIRS = "no_repairs"
+    REPAIRS_EXHAUSTED = "repairs_exhausted"
+    MENU_EXHAUSTED = "menu_exhausted"
 
 
 @dataclass(frozen=True)
@@ -160,7 +173,7 @@ class NarrationResult:
     profile: str
     narrator: str
     passes: tuple[Pass, ...]
-    stop_reason: str
+    stop_reason: StopReason
     elapsed_s: float
     restate: bool = False
     restated: tuple[Restatement, ...] = ()
@@ -397,9 +410,11 @@ def _review(
     return review, tuple(ids)
 
 
-def _settled(p: Pass) -> str:
+def _settled(p: Pass) -> StopReason:
     """Why a pass needs no repair: every claim verified, or only repeats failed."""
-    return "all_verified" if p.report.summary.all_claims_verified else "only_duplicates_failed"
+    if p.report.summary.all_claims_verified:
+        return StopReason.ALL_VERIFIED
+    return StopReason.ONLY_DUPLICATES_FAILED
 
 
 def _first_pass(g: EvidenceGraph, narrator: Narrator, base: Prompt, profile: str | Profile) -> Pass:
@@ -413,18 +428,18 @@ def _first_pass(g: EvidenceGraph, narrator: Narrator, base: Prompt, profile: str
 
 def _stop_or_review(
     g: EvidenceGraph, base: Prompt, last: Pass, repairs: int
-) -> str | tuple[dict[str, Any], tuple[str, ...]]:
-    """After pass ``last``: why the loop stops (a str), or the review the next repair sends
-    and the ids of the failing claims it sends back."""
+) -> StopReason | tuple[dict[str, Any], tuple[str, ...]]:
+    """After pass ``last``: why the loop stops, or the review the next repair sends and
+    the ids of the failing claims it sends back."""
     if last.attempt.api_error is not None:
-        return "api_error"
+        return StopReason.API_ERROR
     if not repairs:
-        return "no_repairs"
+        return StopReason.NO_REPAIRS
     review = _review(g, base, last)
     if review is None:
         return _settled(last)
     if last.index >= repairs:
-        return "repairs_exhausted"
+        return StopReason.REPAIRS_EXHAUSTED
     return review
 
 
@@ -576,13 +591,13 @@ def narrate_and_verify(
     report(passes[-1].ended())
     while True:
         step = _stop_or_review(g, base, passes[-1], repairs)
-        if isinstance(step, str):
+        if isinstance(step, StopReason):
             stop = step
             break
         review, failing_ids = step
         prompt = _repair_prompt(base, review, passes)
         if base.menu and not prompt.menu:
-            stop = "menu_exhausted"
+            stop = StopReason.MENU_EXHAUSTED
             break
         report(PassStarted(len(passes), narrator.name))
         passes.append(_repair_pass(g, narrator, prompt, passes, profile, failing_ids))
@@ -591,7 +606,7 @@ def narrate_and_verify(
     final: Report | None = None
     if restate:
         final, restated = restate_pass(g, passes[-1], profile)
-    if policy == "raise" and (final or passes[-1].report).summary.removed:
+    if policy == OnFail.RAISE and (final or passes[-1].report).summary.removed:
         raise VerificationFailed(final or passes[-1].report)
     return NarrationResult(
         g.graph_id,

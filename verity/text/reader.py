@@ -26,7 +26,9 @@ import unicodedata
 from functools import lru_cache
 from typing import Literal
 
-__all__ = ["ReaderIssue", "plain_text", "reader_issue"]
+from verity.text.segment import split_sentences
+
+__all__ = ["ReaderIssue", "plain_text", "reader_issue", "shown_as_checked", "states_nothing"]
 
 ReaderIssue = Literal[
     "line_break", "control_character", "foreign_digit", "markup", "dropped_character"
@@ -157,3 +159,21 @@ def reader_issue(text: str) -> tuple[ReaderIssue, str] | None:
     if mark is not None:
         return "dropped_character", mark
     return None
+
+
+def states_nothing(sentence: str) -> bool:
+    """A sentence without a letter or digit: punctuation alone states nothing."""
+    return not any(ch.isalnum() for ch in sentence)
+
+
+def shown_as_checked(text: str) -> bool:
+    """``text`` is read exactly as written: :func:`plain_text` leaves it as it is,
+    :func:`reader_issue` finds nothing in it and each of its sentences states something.
+
+    The rule for text offered as a claim (the claim menu): strict reads a claim through
+    :func:`plain_text` and refuses what :func:`reader_issue` names, so text outside this
+    rule would be offered and then rejected.
+    """
+    if plain_text(text) != text or reader_issue(text) is not None:
+        return False
+    return not any(map(states_nothing, split_sentences(text) or [""]))

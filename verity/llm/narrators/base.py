@@ -43,6 +43,7 @@ from typing import Any, Protocol, runtime_checkable
 from verity.formats import NARRATION_FORMAT, REFUSAL
 from verity.llm.choice import CHOICE_KEY, ChoiceFault, offered_by, read_choice
 from verity.llm.claim_ids import renumber
+from verity.llm.menu import items_of
 from verity.llm.prompts import Prompt, choice_claims, choice_step_prompt, menu_step_prompt
 
 __all__ = [
@@ -487,8 +488,8 @@ def _step_claim(attempt: Attempt) -> Any | None:
 
 def _chosen_labels(prompt: Prompt, chosen: list[Any]) -> list[int]:
     """The listing numbers of the chosen claims (each was filled in from its item)."""
-    number = {json.dumps(item.claim()): i for i, item in enumerate(prompt.listing, start=1)}
-    return [number[json.dumps(c)] for c in chosen if json.dumps(c) in number]
+    number = {item: i for i, item in enumerate(prompt.listing, start=1)}
+    return [number[item] for item in items_of(prompt.listing, chosen)]
 
 
 def _next_step(prompt: Prompt, chosen: list[Any]) -> Prompt | None:
