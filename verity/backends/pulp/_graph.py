@@ -29,6 +29,7 @@ its value, a binding constraint's dual times its limit, a reduced cost), absent 
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -41,9 +42,10 @@ from verity.backends.pulp._solution import (
     SolutionFacts,
     VariableFact,
 )
+from verity.backends.pulp._summary import DEFAULT_DETAIL, SummaryKey, check_detail, summarise
 from verity.backends.pulp._templates import add_templates
 from verity.core.builder import GraphBuilder, format_number
-from verity.core.graph import EvidenceGraph
+from verity.core.graph import EvidenceGraph, load_graph
 from verity.errors import GraphError
 
 __all__ = ["RULES", "build_graph"]
@@ -54,9 +56,19 @@ RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("DECISION", ("DECISION",)),
     (
         "BINDING_CONSTRAINT",
-        ("BINDING_CONSTRAINT", "CONSTRAINT_SLACK", "LINKING_CONSTRAINT", "LINKING_STATE", "BOUND"),
+        (
+            "BINDING_CONSTRAINT",
+            "CONSTRAINT_SLACK",
+            "LINKING_CONSTRAINT",
+            "LINKING_STATE",
+            "BOUND",
+            "SLACK_SUMMARY",
+        ),
     ),
-    ("SENSITIVITY", ("SHADOW_PRICE", "REDUCED_COST", "SENSITIVITY_NOTE")),
+    (
+        "SENSITIVITY",
+        ("SHADOW_PRICE", "REDUCED_COST", "SENSITIVITY_NOTE", "REDUCED_COST_SUMMARY"),
+    ),
 )
 
 _SOLVER_NAMES = {"COIN_CMD": "CBC", "PULP_CBC_CMD": "CBC", "HiGHS": "HiGHS", "HiGHS_CMD": "HiGHS"}
@@ -107,6 +119,7 @@ class _Item:
     phrase: str
     label: ItemLabel | None
     entities: tuple[str, ...]
+    group: str | None = None  # the labels group key it matched
 
     @property
     def unit(self) -> str:
@@ -122,6 +135,11 @@ class _Names:
         self.entities: dict[str, _Entity] = {}
         #: The labels keys some variable or constraint used (plain names and groups).
         self.used: set[tuple[str, str]] = set()
+        #: Per kind, the index values its declared entities spell (looked up, not scanned:
+        #: matching a name costs its length, not the number of entities).
+        self.known: dict[str, set[str]] = {}
+        for e in labels.entities:
+            self.known.setdefault(e.kind, set()).add(e.id)
 
     def _index(self, kind: str, value: str) -> _Entity:
         found = self.entities.get(value)
@@ -144,12 +162,11 @@ class _Names:
     def _split(self, rest: str, kinds: tuple[str, ...]) -> list[list[str]]:
         if not kinds:
             return [[]] if not rest else []
-        known = [e.id for e in self.labels.entities if e.kind == kinds[0]]
+        known = self.known.get(kinds[0])
+        parts = rest.split("_")
+        options = ["_".join(parts[:i]) for i in range(1, len(parts) + 1)]
         if known:
-            options = [k for k in known if rest == k or rest.startswith(k + "_")]
-        else:
-            parts = rest.split("_")
-            options = ["_".join(parts[:i]) for i in range(1, len(parts) + 1)]
+            options = [k for k in options if k in known]
         out: list[list[str]] = []
         for option in options:
             tail = rest[len(option) + 1 :] if len(rest) > len(option) else ""
@@ -180,7 +197,8 @@ class _Names:
                     phrase = " ".join([group.prefix, *shown.values()])
                 unit = None if label.unit is None else label.unit.format_map(shown)
                 ids = tuple(e.id for e in used)
-                return _Item(phrase, label.model_copy(update={"unit": unit}), ids), used
+                item = _Item(phrase, label.model_copy(update={"unit": unit}), ids, key)
+                return item, used
         return None, []
 
     def item(self, name: str, what: str, taken: set[str]) -> _Item:
@@ -208,7 +226,7 @@ class _Context:
     objective: str
     used: list[str] = field(default_factory=list)
     ids: set[str] = field(default_factory=set)
-    named: set[str] = field(default_factory=set)
+    named: dict[str, tuple[str, ...]] = field(default_factory=dict)  # node id -> entities
     pending: list[tuple[str, str, str, dict[str, str], dict[str, Any]]] = field(
         default_factory=list
     )
@@ -225,14 +243,17 @@ class _Context:
         self.used.append(template)
         self.ids.add(node_id)
         if item is not None:
-            self.named.update(item.entities)
+            self.named[node_id] = item.entities
         self.pending.append((node_id, node_type, template, slots, kw))
 
     def money(self, value: float) -> str:
         """A value in objective units (the objective, duals and reduced costs)."""
+        return _show(value, self._money)
+
+    @functools.cached_property
+    def _money(self) -> ItemLabel:
         label = self.labels.objective
-        item = ItemLabel(format=label.format, decimals=label.decimals)
-        return _show(value, item)
+        return ItemLabel(format=label.format, decimals=label.decimals)
 
 
 def _result(ctx: _Context) -> None:
@@ -731,8 +752,39 @@ def _check_labels_used(labels: Labels, names: _Names, facts: SolutionFacts) -> N
             )
 
 
-def build_graph(facts: SolutionFacts, labels: Labels) -> EvidenceGraph:
-    """The evidence graph of a solution, named by its labels."""
+def _summary_keys(
+    ctx: _Context, variables: Mapping[str, _Item], constraints: Mapping[str, _Item]
+) -> dict[str, SummaryKey]:
+    """What each reduced cost and slack row shares with the others a summary counts."""
+    keys: dict[str, SummaryKey] = {}
+    for node_id, node_type, _, _, kw in ctx.pending:
+        if node_type == "REDUCED_COST":
+            item, what = variables[kw["data"]["variable"]], "decisions"
+        elif node_type == "CONSTRAINT_SLACK":
+            item, what = constraints[kw["data"]["constraint"]], "constraints"
+        else:
+            continue
+        group = parse_group(item.group) if item.group is not None else None
+        things = what if group is None else f"{group.prefix} {what}"
+        label = item.label
+        if label is not None and label.plural is not None:
+            things = label.plural
+        style = (None, None) if label is None else (label.format, label.decimals)
+        if node_type == "REDUCED_COST":
+            keys[node_id] = SummaryKey(item.group, things, ctx.money, style)
+        else:
+            keys[node_id] = SummaryKey(
+                item.group, things, lambda v, i=item: _show(v, i.label), style
+            )
+    return keys
+
+
+def build_graph(
+    facts: SolutionFacts, labels: Labels, detail: int | None = DEFAULT_DETAIL
+) -> EvidenceGraph:
+    """The evidence graph of a solution, named by its labels; at most ``detail`` reduced
+    costs and slack rows each, the rest counted (:mod:`._summary`; ``None``: all)."""
+    detail = check_detail(detail)
     kind = "mixed-integer program" if facts.integer else "linear program"
     solver = _SOLVER_NAMES.get(facts.solver, facts.solver or "a solver")
     builder = GraphBuilder(
@@ -752,16 +804,25 @@ def build_graph(facts: SolutionFacts, labels: Labels) -> EvidenceGraph:
         _constraints(ctx, constraints, variables)
         _bounds(ctx, variables)
         _sensitivity(ctx, {**constraints, **variables})
+    kept = summarise(ctx.pending, detail, _summary_keys(ctx, variables, constraints), ctx.objective)
+    named = {e for n in kept.nodes for e in ctx.named.get(n[0], ())}
     for entity in names.entities.values():
-        if entity.id in ctx.named:
+        if entity.id in named:
             builder.entity(entity.id, entity.kind, name=entity.name, aliases=entity.aliases)
-    add_templates(builder, ctx.used)
-    for node_id, node_type, template, slots, kw in ctx.pending:
+    add_templates(builder, [n[2] for n in kept.nodes])
+    for node_id, node_type, template, slots, kw in kept.nodes:
         builder.node(node_id, node_type, template=template, slots=slots, **kw)
+        if node_id.startswith("summary:"):
+            relation = "prices" if node_type == "REDUCED_COST_SUMMARY" else "constrains"
+            builder.edge(node_id, "result", relation)
     for claim_type, types in RULES:
         builder.rule(claim_type, [list(types)])
     try:
-        return builder.build()
+        if not kept.dropped:
+            return builder.build()
+        data = builder.to_dict()  # the edges of the nodes counted in summaries go
+        data["edges"] = [e for e in data["edges"] if not {e["source"], e["target"]} & kept.dropped]
+        return load_graph(data)
     except GraphError as exc:
         raise LpBackendError(
             f"the graph of model {facts.name!r} does not load: {exc}", code="graph"

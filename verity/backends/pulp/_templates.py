@@ -159,6 +159,30 @@ def _state(prefix: str, body: str) -> tuple[str, list[str]]:
     return first + then, [a + b for a in firsts for b in thens]
 
 
+def _summary_reduced(verb: str, verbs: str) -> tuple[str, list[str]]:
+    """Reduced costs counted (:mod:`._summary`): how many, the least of them."""
+    return (
+        f"At the margin, each unit of any of {{count}} other {{things}} {{move}} {verb} "
+        f"{{objective}} by at least {{least}}.",
+        [
+            f"At the margin, {_EACH} of any of {{count}} other {{things}} {{move}} {verbs} "
+            f"{{objective}} by at least {{least}}."
+        ],
+    )
+
+
+def _summary_slack(side: str, words: str, where: str) -> tuple[str, list[str]]:
+    """Constraints with slack counted (:mod:`._summary`): how many, the least slack."""
+    return (
+        f"The plan keeps each of {{count}} other {{things}} at least {{least}}{{unit}} {where} "
+        f"its {side} limit.",
+        [
+            f"In the plan, each of {{count}} other {{things}} (stays|is|remains) at least "
+            f"{{least}}{{unit}} {where} its {words}."
+        ],
+    )
+
+
 #: Template id -> (canonical pattern, variants), in the order graphs list them.
 TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
     "result_optimal_max": _optimal("highest possible|maximum"),
@@ -219,6 +243,10 @@ TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
     "shadow_lowers": _shadow("lowers", "(lowers|reduces)"),
     "reduced_raises": _reduced("raises", "(raises|increases)"),
     "reduced_lowers": _reduced("lowers", "(lowers|reduces)"),
+    "summary_reduced_raises": _summary_reduced("raises", "(raises|increases)"),
+    "summary_reduced_lowers": _summary_reduced("lowers", "(lowers|reduces)"),
+    "summary_slack_upper": _summary_slack("upper", "(upper limit|maximum|limit)", "below"),
+    "summary_slack_lower": _summary_slack("lower", "(lower limit|minimum)", "above"),
     "note_integer": (
         "The model has integer variables, so no shadow prices or reduced costs are reported.",
         [
@@ -261,6 +289,19 @@ SLOT_KINDS: Mapping[str, Mapping[str, str]] = {
     **{f"link_{side}": {"left": "subject", "right": "object"} for side in ("upper", "lower")},
     "link_equal": {"left": "subject", "right": "object"},
     **{tid: _STATE_KINDS for tid in TEMPLATES if tid.startswith("state_")},
+    **{
+        f"summary_reduced_{verb}": {
+            "count": "amount",
+            "things": "subject",
+            "objective": "object",
+            "least": "rate",
+        }
+        for verb in ("raises", "lowers")
+    },
+    **{
+        f"summary_slack_{side}": {"count": "amount", "things": "subject", "least": "amount"}
+        for side in ("upper", "lower")
+    },
 }
 
 
