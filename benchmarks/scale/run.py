@@ -62,7 +62,7 @@ def labels(n: int) -> dict[str, Any]:
         "entities": entities,
         "variables": {
             "ship[origin,destination]": {
-                "name": "cases shipped from {origin} to {destination}",
+                "name": "the shipment from {origin} to {destination}",
                 "unit": "cases",
             }
         },
