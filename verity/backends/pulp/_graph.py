@@ -44,7 +44,7 @@ from verity.backends.pulp._solution import (
 )
 from verity.backends.pulp._summary import DEFAULT_DETAIL, SummaryKey, check_detail, summarise
 from verity.backends.pulp._templates import add_templates
-from verity.core.builder import GraphBuilder, format_number
+from verity.core.builder import DEFAULT_DECIMALS, GraphBuilder, format_number
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.errors import GraphError
 
@@ -124,6 +124,25 @@ class _Item:
     @property
     def unit(self) -> str:
         return "" if self.label is None or self.label.unit is None else " " + self.label.unit
+
+    def unit_of(self, shown: str) -> str:
+        """The unit after a value shown as ``shown``: singular after exactly ``1``."""
+        return singular(self.unit) if shown == "1" else self.unit
+
+
+def singular(unit: str) -> str:
+    """``1 project``, not ``1 projects``: the last word of a plural unit made singular
+    (``hours`` -> ``hour``, ``batches`` -> ``batch``, ``batteries`` -> ``battery``); a unit
+    that is no plain English plural (``kg``, ``people``, ``glass``) stays as it is."""
+    head, space, word = unit.rpartition(" ")
+    lower = word.lower()
+    if lower.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif lower.endswith(("ches", "shes", "sses", "xes", "zes")):
+        word = word[:-2]
+    elif lower.endswith("s") and not lower.endswith(("ss", "us", "is")) and len(word) > 1:
+        word = word[:-1]
+    return head + space + word
 
 
 class _Names:
@@ -227,6 +246,7 @@ class _Context:
     used: list[str] = field(default_factory=list)
     ids: set[str] = field(default_factory=set)
     named: dict[str, tuple[str, ...]] = field(default_factory=dict)  # node id -> entities
+    rounded: int = 0  # shadow prices and reduced costs that show as 0 at the objective's display
     pending: list[tuple[str, str, str, dict[str, str], dict[str, Any]]] = field(
         default_factory=list
     )
@@ -247,8 +267,27 @@ class _Context:
         self.pending.append((node_id, node_type, template, slots, kw))
 
     def money(self, value: float) -> str:
-        """A value in objective units (the objective, duals and reduced costs)."""
+        """A value in objective units (the objective; :meth:`rate` for duals and reduced
+        costs)."""
         return _show(value, self._money)
+
+    def rate(self, value: float) -> str:
+        """A shadow price or reduced cost (objective units per unit): the objective's
+        format; one that would show as 0 at the format's decimals gets two significant
+        digits (up to 6 decimals: ``$0.0012``), unless the labels fix the decimals; one
+        that still shows as 0 is counted in ``rounded``."""
+        label = self.labels.objective
+        if label.format is None or label.decimals is not None or label.format == "year":
+            shown = self.money(value)
+        else:
+            places = DEFAULT_DECIMALS[label.format]
+            if label.format != "integer" and round(value, places) == 0:
+                while places < 6 and abs(value) < 10 ** (1 - places):  # two significant digits
+                    places += 1
+            shown = format_number(value, label.format, places)
+        if _zero(shown) and abs(value) > 1e-9:
+            self.rounded += 1
+        return shown
 
     @functools.cached_property
     def _money(self) -> ItemLabel:
@@ -334,8 +373,9 @@ def _decisions(ctx: _Context, items: Mapping[str, _Item]) -> None:
         shown = _show(v.value, item.label, integer=v.integer)
         if _zero(shown):
             continue
-        slots = {"name": item.phrase, "value": shown, "unit": item.unit}
-        required = [f"to {shown}{item.unit}"]
+        unit = item.unit_of(shown)
+        slots = {"name": item.phrase, "value": shown, "unit": unit}
+        required = [f"to {shown}{unit}"]
         ctx.node(
             f"decision:{v.name}",
             "DECISION",
@@ -379,6 +419,7 @@ def _constraints(ctx: _Context, items: Mapping[str, _Item], variables: Mapping[s
         }
         unit = item.unit
         if c.binding:
+            unit = item.unit_of(rhs)
             if c.sense == "=":
                 template, required = "binding_equal", [f"exactly {rhs}{unit}"]
             else:
@@ -399,7 +440,7 @@ def _constraints(ctx: _Context, items: Mapping[str, _Item], variables: Mapping[s
             side, where = ("upper", "below") if c.sense == "<=" else ("lower", "above")
             slack = _show(c.slack, item.label)
             slots = {"name": item.phrase, "slack": slack, "unit": unit, "rhs": rhs}
-            required = [f"{slack}{unit} {where} its {side} limit of {rhs}{unit}"]
+            required = [f"{slack}{unit} {where} the {side} limit of {rhs}{unit}"]
             ctx.node(
                 f"constraint:{c.name}",
                 "CONSTRAINT_SLACK",
@@ -600,7 +641,8 @@ def _bounds(ctx: _Context, items: Mapping[str, _Item]) -> None:
         item = items[v.name]
         limit = v.up if side == "upper" else v.low
         bound = _show(limit or 0.0, item.label, integer=v.integer)
-        slots = {"name": item.phrase, "bound": bound, "unit": item.unit}
+        unit = item.unit_of(bound)
+        slots = {"name": item.phrase, "bound": bound, "unit": unit}
         ctx.node(
             f"bound:{v.name}",
             "BOUND",
@@ -608,7 +650,7 @@ def _bounds(ctx: _Context, items: Mapping[str, _Item]) -> None:
             slots,
             item,
             data=_var_data(v),
-            required=[f"{side} bound of {bound}{item.unit}"],
+            required=[f"{side} bound of {bound}{unit}"],
         )
         if f"decision:{v.name}" in ctx.ids:
             ctx.builder.edge(f"bound:{v.name}", f"decision:{v.name}", "bounds")
@@ -634,7 +676,7 @@ def _sensitivity(ctx: _Context, items: Mapping[str, _Item]) -> None:
     for c in facts.constraints:
         if c.dual is None or not c.binding or c.name in linked:
             continue
-        shown = ctx.money(abs(c.dual))
+        shown = ctx.rate(abs(c.dual))
         if _zero(shown):
             continue
         verb = "raises" if c.dual > 0 else "lowers"
@@ -661,7 +703,7 @@ def _sensitivity(ctx: _Context, items: Mapping[str, _Item]) -> None:
         cost = v.reduced_cost
         if cost is None or not (v.at(v.low) or v.at(v.up)):
             continue
-        shown = ctx.money(abs(cost))
+        shown = ctx.rate(abs(cost))
         if _zero(shown):
             continue
         if v.at(v.up) and not v.at(v.low):
@@ -688,6 +730,16 @@ def _sensitivity(ctx: _Context, items: Mapping[str, _Item]) -> None:
             salience=_salience(cost),
         )
         ctx.builder.edge(f"reduced_cost:{v.name}", "result", "prices")
+    if ctx.rounded:
+        ctx.node(
+            "sensitivity_rounded",
+            "SENSITIVITY_NOTE",
+            "note_rounded",
+            {},
+            data={"reason": "rounded", "count": ctx.rounded},
+            required=["round to 0"],
+        )
+        ctx.builder.edge("sensitivity_rounded", "result", "qualifies")
 
 
 def _zero(shown: str) -> bool:
@@ -752,6 +804,10 @@ def _check_labels_used(labels: Labels, names: _Names, facts: SolutionFacts) -> N
             )
 
 
+def _shown(item: _Item, value: float) -> str:
+    return _show(value, item.label)
+
+
 def _summary_keys(
     ctx: _Context, variables: Mapping[str, _Item], constraints: Mapping[str, _Item]
 ) -> dict[str, SummaryKey]:
@@ -771,11 +827,9 @@ def _summary_keys(
             things = label.plural
         style = (None, None) if label is None else (label.format, label.decimals)
         if node_type == "REDUCED_COST":
-            keys[node_id] = SummaryKey(item.group, things, ctx.money, style)
+            keys[node_id] = SummaryKey(item.group, things, ctx.rate, style)
         else:
-            keys[node_id] = SummaryKey(
-                item.group, things, lambda v, i=item: _show(v, i.label), style
-            )
+            keys[node_id] = SummaryKey(item.group, things, functools.partial(_shown, item), style)
     return keys
 
 

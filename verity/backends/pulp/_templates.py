@@ -43,35 +43,41 @@ def _unbounded(verb: str, verbs: str) -> tuple[str, list[str]]:
     )
 
 
+#: A subject may be singular or plural (``sales of chairs``, ``chairs made at Austin``):
+#: canonical patterns name a limit with ``the``, and variants agree in number either way.
+_ITS = "(its|their|the)"
+
+
 def _binding(side: str, words: str) -> tuple[str, list[str]]:
     return (
         f"The {side} limit of {{rhs}}{{unit}} on {{name}} binds.",
         [
             f"The {words} of {{rhs}}{{unit}} on {{name}} (binds|is binding|is reached).",
-            f"{{name}} (is at|reaches|hits) its {words} of {{rhs}}{{unit}}.",
-            f"The plan (puts|holds|keeps) {{name}} at its {words} of {{rhs}}{{unit}}.",
+            f"{{name}} (is at|are at|reaches|reach|hits|hit) {_ITS} {words} of {{rhs}}{{unit}}.",
+            f"The plan (puts|holds|keeps) {{name}} at {_ITS} {words} of {{rhs}}{{unit}}.",
         ],
     )
 
 
 def _slack(side: str, words: str, where: str) -> tuple[str, list[str]]:
     return (
-        f"The plan keeps {{name}} {{slack}}{{unit}} {where} its {side} limit of {{rhs}}{{unit}}.",
+        f"The plan keeps {{name}} {{slack}}{{unit}} {where} the {side} limit of {{rhs}}{{unit}}.",
         [
-            f"The plan (keeps|leaves|holds) {{name}} {{slack}}{{unit}} {where} its {words} of "
+            f"The plan (keeps|leaves|holds) {{name}} {{slack}}{{unit}} {where} {_ITS} {words} of "
             "{rhs}{unit}.",
-            f"In the plan, {{name}} (stays|is|remains) {{slack}}{{unit}} {where} its {words} of "
-            "{rhs}{unit}.",
+            f"In the plan, {{name}} (stays|stay|is|are|remains|remain) {{slack}}{{unit}} {where} "
+            f"{_ITS} {words} of {{rhs}}{{unit}}.",
         ],
     )
 
 
 def _bound(side: str, words: str) -> tuple[str, list[str]]:
     return (
-        f"The plan puts {{name}} at its {side} bound of {{bound}}{{unit}}.",
+        f"The plan puts {{name}} at the {side} bound of {{bound}}{{unit}}.",
         [
-            f"The plan (puts|sets|holds) {{name}} at its {words} of {{bound}}{{unit}}.",
-            f"In the plan, {{name}} (is at|reaches|hits) its {words} of {{bound}}{{unit}}.",
+            f"The plan (puts|sets|holds) {{name}} at {_ITS} {words} of {{bound}}{{unit}}.",
+            f"In the plan, {{name}} (is at|are at|reaches|reach|hits|hit) {_ITS} {words} of "
+            "{bound}{unit}.",
         ],
     )
 
@@ -262,6 +268,11 @@ TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
     "note_not_vertex": (
         "The solution is not a vertex of the model, so no shadow prices or reduced costs are "
         "reported.",
+        [],
+    ),
+    "note_rounded": (
+        "Shadow prices and reduced costs that round to 0 at the objective's number display "
+        "are not stated.",
         [],
     ),
     "note_unchecked": (
