@@ -64,6 +64,7 @@ def labels(n: int) -> dict[str, Any]:
             "ship[origin,destination]": {
                 "name": "the shipment from {origin} to {destination}",
                 "unit": "cases",
+                "plural": "routes",
             }
         },
         "constraints": {

@@ -100,7 +100,14 @@ def test_a_summary_with_a_wrong_count_or_least_is_refused() -> None:
 
 
 @pytest.mark.parametrize(
-    ("value", "shown"), [(0.396, "0.39"), (0.4, "0.40"), (0.009, "0.00"), (1234.567, "1234.56")]
+    ("value", "shown"),
+    [
+        (0.396, "0.39"),
+        (0.4, "0.40"),
+        (0.009, "0.00"),
+        (1234.567, "1234.56"),
+        (0.01 - 2e-16, "0.01"),
+    ],
 )
 def test_a_least_value_is_shown_rounded_down(value: float, shown: str) -> None:
     assert floor_shown(value, lambda v: f"{v:.2f}") == shown
@@ -137,3 +144,8 @@ def test_a_plural_takes_no_fields() -> None:
         InputError, match=re.escape("plural 'routes from {origin}' takes no fields")
     ):
         load_labels(labels)
+
+
+def test_a_least_value_that_rounds_down_to_0_takes_more_decimals() -> None:
+    assert floor_shown(0.006, lambda v: f"${v:.2f}") == "$0.00"
+    assert floor_shown(0.006, lambda v: f"${v:.2f}", lambda v: f"${v:.4f}") == "$0.0060"

@@ -157,6 +157,8 @@ class _Names:
         #: Per kind, the index values its declared entities spell (looked up, not scanned:
         #: matching a name costs its length, not the number of entities).
         self.known: dict[str, set[str]] = {}
+        #: A group's label with its unit filled in, per (group key, unit): one copy each.
+        self.copies: dict[tuple[str, str | None], ItemLabel] = {}
         for e in labels.entities:
             self.known.setdefault(e.kind, set()).add(e.id)
 
@@ -216,7 +218,11 @@ class _Names:
                     phrase = " ".join([group.prefix, *shown.values()])
                 unit = None if label.unit is None else label.unit.format_map(shown)
                 ids = tuple(e.id for e in used)
-                item = _Item(phrase, label.model_copy(update={"unit": unit}), ids, key)
+                shown_label = self.copies.get((key, unit))
+                if shown_label is None:
+                    shown_label = label.model_copy(update={"unit": unit})
+                    self.copies[key, unit] = shown_label
+                item = _Item(phrase, shown_label, ids, key)
                 return item, used
         return None, []
 
@@ -271,13 +277,14 @@ class _Context:
         costs)."""
         return _show(value, self._money)
 
-    def rate(self, value: float) -> str:
+    def rate(self, value: float, *, fixed: bool = True) -> str:
         """A shadow price or reduced cost (objective units per unit): the objective's
         format; one that would show as 0 at the format's decimals gets two significant
         digits (up to 6 decimals: ``$0.0012``), unless the labels fix the decimals; one
-        that still shows as 0 is counted in ``rounded``."""
+        that still shows as 0 is counted in ``rounded``. ``fixed=False`` overrides fixed
+        decimals the same way (a summary's least value, never shown as 0)."""
         label = self.labels.objective
-        if label.format is None or label.decimals is not None or label.format == "year":
+        if label.format is None or (label.decimals is not None and fixed) or label.format == "year":
             shown = self.money(value)
         else:
             places = DEFAULT_DECIMALS[label.format]
@@ -285,7 +292,7 @@ class _Context:
                 while places < 6 and abs(value) < 10 ** (1 - places):  # two significant digits
                     places += 1
             shown = format_number(value, label.format, places)
-        if _zero(shown) and abs(value) > 1e-9:
+        if _zero(shown) and abs(value) > 1e-9 and fixed:
             self.rounded += 1
         return shown
 
@@ -827,7 +834,8 @@ def _summary_keys(
             things = label.plural
         style = (None, None) if label is None else (label.format, label.decimals)
         if node_type == "REDUCED_COST":
-            keys[node_id] = SummaryKey(item.group, things, ctx.rate, style)
+            fine = functools.partial(ctx.rate, fixed=False)
+            keys[node_id] = SummaryKey(item.group, things, ctx.rate, style, fine)
         else:
             keys[node_id] = SummaryKey(item.group, things, functools.partial(_shown, item), style)
     return keys

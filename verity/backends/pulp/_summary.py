@@ -53,6 +53,8 @@ class SummaryKey:
     things: str
     display: Callable[[float], str]
     style: tuple[str | None, int | None] = (None, None)  # the label's format and decimals
+    #: the display of a least value that ``display`` rounds down to 0 (more decimals)
+    finer: Callable[[float], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -70,18 +72,28 @@ def check_detail(detail: object) -> int | None:
     raise InputError(f"detail must be a whole number 0 or more, or None (all), not {detail!r}")
 
 
+#: Relative difference below which a shown value is the value (floating point noise).
+_NOISE = "1e-9"
+
+
 def _number(shown: str) -> Decimal:
     return Decimal(re.sub(r"[^0-9.]", "", shown) or "0")
 
 
-def floor_shown(value: float, show: Callable[[float], str]) -> str:
-    """``show(value)``, one step lower when rounding raised it: a least value stays true."""
+def floor_shown(
+    value: float, show: Callable[[float], str], finer: Callable[[float], str] | None = None
+) -> str:
+    """``show(value)``, one step lower when rounding raised it by more than float noise
+    (``0.01`` less 2e-16 shows as ``0.01``): a least value stays true.
+    One that comes to 0 while ``value`` is not is shown by ``finer`` instead, when given."""
     shown = show(value)
     number = _number(shown)
-    if number <= Decimal(repr(value)):
-        return shown
-    places = len(shown.rsplit(".", 1)[1].rstrip("%")) if "." in shown else 0
-    return show(float(number - Decimal(1).scaleb(-places)))
+    if number - Decimal(repr(value)) > Decimal(_NOISE) * max(Decimal(1), abs(number)):
+        places = len(shown.rsplit(".", 1)[1].rstrip("%")) if "." in shown else 0
+        shown = show(float(number - Decimal(1).scaleb(-places)))
+    if finer is not None and value > 0 and _number(shown) == 0:
+        return floor_shown(value, finer)
+    return shown
 
 
 def _size(node: Pending) -> float:
@@ -139,7 +151,7 @@ def _summary(
 ) -> Pending:
     node_type, stem, counted = _KINDS[kind]
     least = min(_value(n) for n in members)
-    shown = floor_shown(least, key.display)
+    shown = floor_shown(least, key.display, key.finer)
     first = members[0]
     count = f"{len(members):,}"
     slots = {"count": count, "things": key.things, "least": shown}
