@@ -24,6 +24,7 @@ from typing import Any
 
 import pulp
 
+from verity.backends._pulp_support import variable
 from verity.backends.pulp import DEFAULT_DETAIL, graph_from_problem, solve_problem
 
 
@@ -39,7 +40,9 @@ def transportation(n: int, seed: int = 7) -> Any:
     supply = {o: weights[o] * scale + rng.random() for o in origins}
     problem = pulp.LpProblem(f"transport_{n}", pulp.LpMinimize)
     ship = {
-        (o, d): pulp.LpVariable(f"ship_{o}_{d}", lowBound=0) for o in origins for d in destinations
+        (o, d): variable(problem, f"ship_{o}_{d}", 0, None, pulp.LpContinuous)
+        for o in origins
+        for d in destinations
     }
     problem += pulp.lpSum(
         round(rng.uniform(1.0, 9.0), 2) * ship[o, d] for o in origins for d in destinations
