@@ -1,5 +1,6 @@
 """Soundness of declared variation (strict v4), held exhaustively over the checked-in graphs,
-the SQL sample and the new backends' graphs (the two optimization examples, the SQL specs on
+the SQL sample and the new backends' graphs (the two optimization examples, a transportation
+LP with its reduced costs and slack rows summarised, the SQL specs on
 penguins- and flights-shaped data): every single-token and every contiguous deletion of a
 statement that is not a declared optional part is refused, and a coordination over nodes
 that differ in more than one slot is refused."""
@@ -18,13 +19,14 @@ from verity.text.variation import sentence_key, support_sentence
 CARD = sorted((ROOT / "evidence_graphs" / "card_rewards").glob("*.json"))
 
 
-#: The new backends' graphs: the optimization examples, the linking-row models and the SQL
-#: real-data specs.
+#: The new backends' graphs: the optimization examples, the linking-row models, a
+#: transportation model at a small detail bound and the SQL real-data specs.
 NEW_BACKENDS = [
     "lp/production_plan",
     "lp/staff_schedule",
     "lp/depots",
     "lp/staffing",
+    "lp/transport_brief",
     "sql/penguins",
     "sql/flights",
 ]

@@ -1,7 +1,8 @@
-"""The optimization models the tests solve: the two worked examples under examples/ and
+"""The optimization models the tests solve: the two worked examples under examples/,
 two models with linking rows of tests/fixtures/lp (depots: capacity-if-open,
 minimum-if-open and big-M rows; staffing: people switched on by a lead, customers by
-people)."""
+people) and an 8 x 8 transportation LP whose reduced costs outnumber the default detail
+(``transport_brief``: the same model with two of each kind stated, the rest summarised)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from tests.helpers import EXAMPLES, FIXTURES
 from verity import EvidenceGraph
-from verity.backends.pulp import graph_from_file, read_model, solve_problem
+from verity.backends.pulp import DEFAULT_DETAIL, graph_from_file, read_model, solve_problem
 
 #: example name -> (model file, labels file)
 MODELS = {
@@ -21,7 +22,10 @@ MODELS = {
     "staff_schedule": (EXAMPLES / "staff_schedule.mps", EXAMPLES / "staff_schedule.labels.json"),
     "depots": (FIXTURES / "lp" / "depots.lp", FIXTURES / "lp" / "depots.labels.json"),
     "staffing": (FIXTURES / "lp" / "staffing.lp", FIXTURES / "lp" / "staffing.labels.json"),
+    "transport": (FIXTURES / "lp" / "transport.lp", FIXTURES / "lp" / "transport.labels.json"),
 }
+#: graph name -> (model of MODELS, detail): graphs of a model at another detail
+BRIEF = {"transport_brief": ("transport", 2)}
 SOLVER_PARAMS = [
     "cbc",
     pytest.param(
@@ -36,8 +40,9 @@ SOLVER_PARAMS = [
 
 @cache
 def example_graph(name: str, solver: str = "cbc") -> EvidenceGraph:
-    model, labels = MODELS[name]
-    return graph_from_file(model, labels, solver_name=solver)
+    base, detail = BRIEF.get(name, (name, DEFAULT_DETAIL))
+    model, labels = MODELS[base]
+    return graph_from_file(model, labels, solver_name=solver, detail=detail)
 
 
 def solved(name: str, solver: str = "cbc") -> Any:

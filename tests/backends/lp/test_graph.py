@@ -82,7 +82,7 @@ def test_the_production_plan() -> None:
         "The upper limit of 100 hours on machine time at the Boise plant binds."
     )
     assert statements["constraint:sales_chairs"] == (
-        "The plan keeps sales of chairs 3 units below its upper limit of 40 units."
+        "The plan keeps sales of chairs 3 units below the upper limit of 40 units."
     )
     assert statements["shadow_price:sales_desks"] == (
         "At the margin, each unit added to the limit of sales of desks raises profit by $19.20."

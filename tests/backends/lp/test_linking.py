@@ -25,7 +25,7 @@ from verity.llm.menu import menu_items
 
 ROWS = load_json(FIXTURES / "lp" / "linking_rows.json")
 CASES = load_json(FIXTURES / "lp" / "linking_attacks.json")["cases"]
-LINKED = ("depots", "staffing")
+LINKED = ("depots", "staffing", "transport")  # transport: one linking row (pairing)
 
 
 @pytest.mark.parametrize("row", ROWS["rows"], ids=lambda r: r["id"])

@@ -13,8 +13,10 @@ non-zero value, each constraint at its limit or its slack (a row with decisions 
 sides: what it relates and allows, :mod:`._linking`), the bounds a variable sits at
 and, for a linear program at a nondegenerate vertex, shadow prices and reduced costs
 (:mod:`._graph`); labels (:mod:`._labels`) turn the model's names into readable ones.
-``verity graph-from-lp MODEL [--labels FILE] [--solver cbc|highs] --out FILE`` is the
-command line.
+Past ``detail`` reduced costs or slack rows of each kind (default
+:data:`DEFAULT_DETAIL`), the rest are counted in summary nodes (:mod:`._summary`).
+``verity graph-from-lp MODEL [--labels FILE] [--solver cbc|highs] [--detail N|all]
+--out FILE`` is the command line.
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ from verity.backends.pulp._graph import RULES, build_graph
 from verity.backends.pulp._labels import LABELS_FORMAT, Labels, load_labels
 from verity.backends.pulp._read import MODEL_SUFFIXES, read_model
 from verity.backends.pulp._solution import LpBackendError, SolutionFacts, facts_of
+from verity.backends.pulp._summary import DEFAULT_DETAIL, check_detail
 from verity.core.graph import EvidenceGraph
 
 __all__ = [
+    "DEFAULT_DETAIL",
     "LABELS_FORMAT",
     "MODEL_SUFFIXES",
     "RULES",
@@ -50,12 +54,18 @@ LabelsSource = Labels | Mapping[str, Any] | str | Path | None
 
 
 def graph_from_problem(
-    problem: Any, labels: LabelsSource = None, *, resolves: int | None = None
+    problem: Any,
+    labels: LabelsSource = None,
+    *,
+    detail: int | None = DEFAULT_DETAIL,
+    resolves: int | None = None,
 ) -> EvidenceGraph:
     """The evidence graph of a solved :class:`pulp.LpProblem` (``LpBackendError``, an
-    ``InputError``, when it is not solved or cannot be stated); ``resolves`` caps the
-    re-solves that state worth and runner-ups (default 20, 0: none; docs/limits.md)."""
-    return build_graph(facts_of(problem), load_labels(labels), resolves=resolves)
+    ``InputError``, when it is not solved or cannot be stated). At most ``detail`` reduced
+    costs and ``detail`` slack rows are stated one by one, the most salient; the rest are
+    counted in summary nodes (``None``: every one stated). ``resolves`` caps the re-solves
+    that state worth and runner-ups (default 20, 0: none; docs/limits.md)."""
+    return build_graph(facts_of(problem), load_labels(labels), detail, resolves=resolves)
 
 
 def solve_problem(problem: Any, solver_name: str = "cbc") -> Any:
@@ -74,9 +84,12 @@ def graph_from_file(
     labels: LabelsSource = None,
     *,
     solver_name: str = "cbc",
+    detail: int | None = DEFAULT_DETAIL,
     resolves: int | None = None,
 ) -> EvidenceGraph:
-    """Read an ``.mps`` or ``.lp`` model, solve it and build its graph."""
+    """Read an ``.mps`` or ``.lp`` model, solve it and build its graph (``detail`` as for
+    :func:`graph_from_problem`)."""
     chosen = load_labels(labels)
+    check_detail(detail)
     problem = solve_problem(read_model(path), solver_name)
-    return graph_from_problem(problem, chosen, resolves=resolves)
+    return graph_from_problem(problem, chosen, detail=detail, resolves=resolves)

@@ -34,6 +34,7 @@ its value, a binding constraint's dual times its limit, a reduced cost), absent 
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -46,9 +47,16 @@ from verity.backends.pulp._solution import (
     SolutionFacts,
     VariableFact,
 )
+from verity.backends.pulp._summary import (
+    DEFAULT_DETAIL,
+    Summarised,
+    SummaryKey,
+    check_detail,
+    summarise,
+)
 from verity.backends.pulp._templates import add_templates
-from verity.core.builder import GraphBuilder, format_number
-from verity.core.graph import EvidenceGraph
+from verity.core.builder import DEFAULT_DECIMALS, GraphBuilder, format_number
+from verity.core.graph import EvidenceGraph, load_graph
 from verity.errors import GraphError
 
 __all__ = ["RULES", "build_graph"]
@@ -64,9 +72,19 @@ RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("DECISION", ("DECISION",)),
     (
         "BINDING_CONSTRAINT",
-        ("BINDING_CONSTRAINT", "CONSTRAINT_SLACK", "LINKING_CONSTRAINT", "LINKING_STATE", "BOUND"),
+        (
+            "BINDING_CONSTRAINT",
+            "CONSTRAINT_SLACK",
+            "LINKING_CONSTRAINT",
+            "LINKING_STATE",
+            "BOUND",
+            "SLACK_SUMMARY",
+        ),
     ),
-    ("SENSITIVITY", ("SHADOW_PRICE", "REDUCED_COST", "SENSITIVITY_NOTE")),
+    (
+        "SENSITIVITY",
+        ("SHADOW_PRICE", "REDUCED_COST", "SENSITIVITY_NOTE", "REDUCED_COST_SUMMARY"),
+    ),
     ("LIMITS", LIMIT_TYPES),
 )
 
@@ -118,10 +136,30 @@ class _Item:
     phrase: str
     label: ItemLabel | None
     entities: tuple[str, ...]
+    group: str | None = None  # the labels group key it matched
 
     @property
     def unit(self) -> str:
         return "" if self.label is None or self.label.unit is None else " " + self.label.unit
+
+    def unit_of(self, shown: str) -> str:
+        """The unit after a value shown as ``shown``: singular after exactly ``1``."""
+        return singular(self.unit) if shown == "1" else self.unit
+
+
+def singular(unit: str) -> str:
+    """``1 project``, not ``1 projects``: the last word of a plural unit made singular
+    (``hours`` -> ``hour``, ``batches`` -> ``batch``, ``batteries`` -> ``battery``); a unit
+    that is no plain English plural (``kg``, ``people``, ``glass``) stays as it is."""
+    head, space, word = unit.rpartition(" ")
+    lower = word.lower()
+    if lower.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif lower.endswith(("ches", "shes", "sses", "xes", "zes")):
+        word = word[:-2]
+    elif lower.endswith("s") and not lower.endswith(("ss", "us", "is")) and len(word) > 1:
+        word = word[:-1]
+    return head + space + word
 
 
 class _Names:
@@ -133,6 +171,13 @@ class _Names:
         self.entities: dict[str, _Entity] = {}
         #: The labels keys some variable or constraint used (plain names and groups).
         self.used: set[tuple[str, str]] = set()
+        #: Per kind, the index values its declared entities spell (looked up, not scanned:
+        #: matching a name costs its length, not the number of entities).
+        self.known: dict[str, set[str]] = {}
+        #: A group's label with its unit filled in, per (group key, unit): one copy each.
+        self.copies: dict[tuple[str, str | None], ItemLabel] = {}
+        for e in labels.entities:
+            self.known.setdefault(e.kind, set()).add(e.id)
 
     def _index(self, kind: str, value: str) -> _Entity:
         found = self.entities.get(value)
@@ -155,12 +200,11 @@ class _Names:
     def _split(self, rest: str, kinds: tuple[str, ...]) -> list[list[str]]:
         if not kinds:
             return [[]] if not rest else []
-        known = [e.id for e in self.labels.entities if e.kind == kinds[0]]
+        known = self.known.get(kinds[0])
+        parts = rest.split("_")
+        options = ["_".join(parts[:i]) for i in range(1, len(parts) + 1)]
         if known:
-            options = [k for k in known if rest == k or rest.startswith(k + "_")]
-        else:
-            parts = rest.split("_")
-            options = ["_".join(parts[:i]) for i in range(1, len(parts) + 1)]
+            options = [k for k in options if k in known]
         out: list[list[str]] = []
         for option in options:
             tail = rest[len(option) + 1 :] if len(rest) > len(option) else ""
@@ -191,7 +235,12 @@ class _Names:
                     phrase = " ".join([group.prefix, *shown.values()])
                 unit = None if label.unit is None else label.unit.format_map(shown)
                 ids = tuple(e.id for e in used)
-                return _Item(phrase, label.model_copy(update={"unit": unit}), ids), used
+                shown_label = self.copies.get((key, unit))
+                if shown_label is None:
+                    shown_label = label.model_copy(update={"unit": unit})
+                    self.copies[key, unit] = shown_label
+                item = _Item(phrase, shown_label, ids, key)
+                return item, used
         return None, []
 
     def item(self, name: str, what: str, taken: set[str]) -> _Item:
@@ -219,7 +268,8 @@ class _Context:
     objective: str
     used: list[str] = field(default_factory=list)
     ids: set[str] = field(default_factory=set)
-    named: set[str] = field(default_factory=set)
+    named: dict[str, tuple[str, ...]] = field(default_factory=dict)  # node id -> entities
+    rounded: int = 0  # shadow prices and reduced costs that show as 0 at the objective's display
     pending: list[tuple[str, str, str, dict[str, str], dict[str, Any]]] = field(
         default_factory=list
     )
@@ -236,14 +286,37 @@ class _Context:
         self.used.append(template)
         self.ids.add(node_id)
         if item is not None:
-            self.named.update(item.entities)
+            self.named[node_id] = item.entities
         self.pending.append((node_id, node_type, template, slots, kw))
 
     def money(self, value: float) -> str:
-        """A value in objective units (the objective, duals and reduced costs)."""
+        """A value in objective units (the objective; :meth:`rate` for duals and reduced
+        costs)."""
+        return _show(value, self._money)
+
+    def rate(self, value: float, *, fixed: bool = True) -> str:
+        """A shadow price or reduced cost (objective units per unit): the objective's
+        format; one that would show as 0 at the format's decimals gets two significant
+        digits (up to 6 decimals: ``$0.0012``), unless the labels fix the decimals; one
+        that still shows as 0 is counted in ``rounded``. ``fixed=False`` overrides fixed
+        decimals the same way (a summary's least value, never shown as 0)."""
         label = self.labels.objective
-        item = ItemLabel(format=label.format, decimals=label.decimals)
-        return _show(value, item)
+        if label.format is None or (label.decimals is not None and fixed) or label.format == "year":
+            shown = self.money(value)
+        else:
+            places = DEFAULT_DECIMALS[label.format]
+            if label.format != "integer" and round(value, places) == 0:
+                while places < 6 and abs(value) < 10 ** (1 - places):  # two significant digits
+                    places += 1
+            shown = format_number(value, label.format, places)
+        if _zero(shown) and abs(value) > 1e-9 and fixed:
+            self.rounded += 1
+        return shown
+
+    @functools.cached_property
+    def _money(self) -> ItemLabel:
+        label = self.labels.objective
+        return ItemLabel(format=label.format, decimals=label.decimals)
 
 
 def _result(ctx: _Context) -> None:
@@ -324,8 +397,9 @@ def _decisions(ctx: _Context, items: Mapping[str, _Item]) -> None:
         shown = _show(v.value, item.label, integer=v.integer)
         if _zero(shown):
             continue
-        slots = {"name": item.phrase, "value": shown, "unit": item.unit}
-        required = [f"to {shown}{item.unit}"]
+        unit = item.unit_of(shown)
+        slots = {"name": item.phrase, "value": shown, "unit": unit}
+        required = [f"to {shown}{unit}"]
         ctx.node(
             f"decision:{v.name}",
             "DECISION",
@@ -369,6 +443,7 @@ def _constraints(ctx: _Context, items: Mapping[str, _Item], variables: Mapping[s
         }
         unit = item.unit
         if c.binding:
+            unit = item.unit_of(rhs)
             if c.sense == "=":
                 template, required = "binding_equal", [f"exactly {rhs}{unit}"]
             else:
@@ -389,7 +464,7 @@ def _constraints(ctx: _Context, items: Mapping[str, _Item], variables: Mapping[s
             side, where = ("upper", "below") if c.sense == "<=" else ("lower", "above")
             slack = _show(c.slack, item.label)
             slots = {"name": item.phrase, "slack": slack, "unit": unit, "rhs": rhs}
-            required = [f"{slack}{unit} {where} its {side} limit of {rhs}{unit}"]
+            required = [f"{slack}{unit} {where} the {side} limit of {rhs}{unit}"]
             ctx.node(
                 f"constraint:{c.name}",
                 "CONSTRAINT_SLACK",
@@ -590,7 +665,8 @@ def _bounds(ctx: _Context, items: Mapping[str, _Item]) -> None:
         item = items[v.name]
         limit = v.up if side == "upper" else v.low
         bound = _show(limit or 0.0, item.label, integer=v.integer)
-        slots = {"name": item.phrase, "bound": bound, "unit": item.unit}
+        unit = item.unit_of(bound)
+        slots = {"name": item.phrase, "bound": bound, "unit": unit}
         ctx.node(
             f"bound:{v.name}",
             "BOUND",
@@ -598,7 +674,7 @@ def _bounds(ctx: _Context, items: Mapping[str, _Item]) -> None:
             slots,
             item,
             data=_var_data(v),
-            required=[f"{side} bound of {bound}{item.unit}"],
+            required=[f"{side} bound of {bound}{unit}"],
         )
         if f"decision:{v.name}" in ctx.ids:
             ctx.builder.edge(f"bound:{v.name}", f"decision:{v.name}", "bounds")
@@ -624,7 +700,7 @@ def _sensitivity(ctx: _Context, items: Mapping[str, _Item]) -> None:
     for c in facts.constraints:
         if c.dual is None or not c.binding or c.name in linked:
             continue
-        shown = ctx.money(abs(c.dual))
+        shown = ctx.rate(abs(c.dual))
         if _zero(shown):
             continue
         verb = "raises" if c.dual > 0 else "lowers"
@@ -651,7 +727,7 @@ def _sensitivity(ctx: _Context, items: Mapping[str, _Item]) -> None:
         cost = v.reduced_cost
         if cost is None or not (v.at(v.low) or v.at(v.up)):
             continue
-        shown = ctx.money(abs(cost))
+        shown = ctx.rate(abs(cost))
         if _zero(shown):
             continue
         if v.at(v.up) and not v.at(v.low):
@@ -678,6 +754,16 @@ def _sensitivity(ctx: _Context, items: Mapping[str, _Item]) -> None:
             salience=_salience(cost),
         )
         ctx.builder.edge(f"reduced_cost:{v.name}", "result", "prices")
+    if ctx.rounded:
+        ctx.node(
+            "sensitivity_rounded",
+            "SENSITIVITY_NOTE",
+            "note_rounded",
+            {},
+            data={"reason": "rounded", "count": ctx.rounded},
+            required=["round to 0"],
+        )
+        ctx.builder.edge("sensitivity_rounded", "result", "qualifies")
 
 
 def _zero(shown: str) -> bool:
@@ -760,11 +846,61 @@ def _limits(ctx: _Context, items: Mapping[str, _Item], resolves: int | None) -> 
 # --- end of what limits the plan ---
 
 
+def _without_ranges_of(kept: Summarised) -> Summarised:
+    """``kept`` without the cost range of a reduced cost counted in a summary: a range
+    qualifies a stated reduced cost, and a counted one is not stated."""
+    gone = {
+        "cost_range:" + node_id.removeprefix("reduced_cost:")
+        for node_id in kept.dropped
+        if node_id.startswith("reduced_cost:")
+    }
+    if not gone:
+        return kept
+    return Summarised([n for n in kept.nodes if n[0] not in gone], kept.dropped | gone)
+
+
+def _shown(item: _Item, value: float) -> str:
+    return _show(value, item.label)
+
+
+def _summary_keys(
+    ctx: _Context, variables: Mapping[str, _Item], constraints: Mapping[str, _Item]
+) -> dict[str, SummaryKey]:
+    """What each reduced cost and slack row shares with the others a summary counts."""
+    keys: dict[str, SummaryKey] = {}
+    for node_id, node_type, _, _, kw in ctx.pending:
+        if node_type == "REDUCED_COST":
+            item, what = variables[kw["data"]["variable"]], "decisions"
+        elif node_type == "CONSTRAINT_SLACK":
+            item, what = constraints[kw["data"]["constraint"]], "constraints"
+        else:
+            continue
+        group = parse_group(item.group) if item.group is not None else None
+        things = what if group is None else f"{group.prefix} {what}"
+        label = item.label
+        if label is not None and label.plural is not None:
+            things = label.plural
+        style = (None, None) if label is None else (label.format, label.decimals)
+        if node_type == "REDUCED_COST":
+            fine = functools.partial(ctx.rate, fixed=False)
+            keys[node_id] = SummaryKey(item.group, things, ctx.rate, style, fine)
+        else:
+            keys[node_id] = SummaryKey(item.group, things, functools.partial(_shown, item), style)
+    return keys
+
+
 def build_graph(
-    facts: SolutionFacts, labels: Labels, *, resolves: int | None = None
+    facts: SolutionFacts,
+    labels: Labels,
+    detail: int | None = DEFAULT_DETAIL,
+    *,
+    resolves: int | None = None,
 ) -> EvidenceGraph:
-    """The evidence graph of a solution, named by its labels; ``resolves`` caps the
-    re-solves of :mod:`._worth` (default :data:`._worth.RESOLVES`, 0: none)."""
+    """The evidence graph of a solution, named by its labels; at most ``detail`` reduced
+    costs and slack rows each, the rest counted (:mod:`._summary`; ``None``: all);
+    ``resolves`` caps the re-solves of :mod:`._worth` (default :data:`._worth.RESOLVES`,
+    0: none)."""
+    detail = check_detail(detail)
     kind = "mixed-integer program" if facts.integer else "linear program"
     solver = _SOLVER_NAMES.get(facts.solver, facts.solver or "a solver")
     builder = GraphBuilder(
@@ -785,16 +921,27 @@ def build_graph(
         _bounds(ctx, variables)
         _sensitivity(ctx, {**constraints, **variables})
         _limits(ctx, {**constraints, **variables}, resolves)
+    kept = _without_ranges_of(
+        summarise(ctx.pending, detail, _summary_keys(ctx, variables, constraints), ctx.objective)
+    )
+    named = {e for n in kept.nodes for e in ctx.named.get(n[0], ())}
     for entity in names.entities.values():
-        if entity.id in ctx.named:
+        if entity.id in named:
             builder.entity(entity.id, entity.kind, name=entity.name, aliases=entity.aliases)
-    add_templates(builder, ctx.used)
-    for node_id, node_type, template, slots, kw in ctx.pending:
+    add_templates(builder, [n[2] for n in kept.nodes])
+    for node_id, node_type, template, slots, kw in kept.nodes:
         builder.node(node_id, node_type, template=template, slots=slots, **kw)
+        if node_id.startswith("summary:"):
+            relation = "prices" if node_type == "REDUCED_COST_SUMMARY" else "constrains"
+            builder.edge(node_id, "result", relation)
     for claim_type, types in RULES:
         builder.rule(claim_type, [list(types)])
     try:
-        return builder.build()
+        if not kept.dropped:
+            return builder.build()
+        data = builder.to_dict()  # the edges of the nodes counted in summaries go
+        data["edges"] = [e for e in data["edges"] if not {e["source"], e["target"]} & kept.dropped]
+        return load_graph(data)
     except GraphError as exc:
         raise LpBackendError(
             f"the graph of model {facts.name!r} does not load: {exc}", code="graph"

@@ -13,12 +13,14 @@ optional:
   (pulp's names ``make_austin_chairs``: the prefix, then one index value per kind, joined
   by ``_``), each with a ``name`` (a noun phrase; a group's may use its kinds as fields:
   ``"{product} made at {plant}"``), a ``unit`` (``"hours"``), and the ``format`` and
-  ``decimals`` of its values.
+  ``decimals`` of its values; a group's ``plural`` (``"routes"``) counts its items where a
+  large graph summarises them (:mod:`._summary`).
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import string
 from collections.abc import Mapping
@@ -86,9 +88,11 @@ class EntityLabel(_Model):
 
 
 class ItemLabel(_Model):
-    """A variable's or a constraint's display: a noun phrase, a unit, a number display."""
+    """A variable's or a constraint's display: a noun phrase, a unit, a number display,
+    and for a group, the plural noun that counts its items in a summary (``routes``)."""
 
     name: Phrase | None = None
+    plural: Phrase | None = None
     unit: Phrase | None = None
     format: Format | None = None
     decimals: int | None = Field(default=None, ge=0, le=6)
@@ -101,8 +105,10 @@ class GroupKey(_Model):
     kinds: tuple[str, ...]
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_group(key: str) -> GroupKey | None:
-    """The group of a labels key (``make[plant,product]``), or None for a plain name."""
+    """The group of a labels key (``make[plant,product]``), or None for a plain name
+    (cached: every name of a model is matched against every key)."""
     match = _GROUP.match(key)
     if match is None:
         return None
@@ -151,6 +157,8 @@ class Labels(_Model):
                         raise ValueError(
                             f"{where} {key!r}: {{{extra[0]}}} is none of the group's kinds"
                         )
+                if label.plural is not None and _fields(label.plural):
+                    raise ValueError(f"{where} {key!r}: plural {label.plural!r} takes no fields")
                 if label.format in ("integer", "year") and label.decimals not in (None, 0):
                     raise ValueError(f"{where} {key!r}: the {label.format} format has no decimals")
         return self

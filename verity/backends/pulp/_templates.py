@@ -43,35 +43,41 @@ def _unbounded(verb: str, verbs: str) -> tuple[str, list[str]]:
     )
 
 
+#: A subject may be singular or plural (``sales of chairs``, ``chairs made at Austin``):
+#: canonical patterns name a limit with ``the``, and variants agree in number either way.
+_ITS = "(its|their|the)"
+
+
 def _binding(side: str, words: str) -> tuple[str, list[str]]:
     return (
         f"The {side} limit of {{rhs}}{{unit}} on {{name}} binds.",
         [
             f"The {words} of {{rhs}}{{unit}} on {{name}} (binds|is binding|is reached).",
-            f"{{name}} (is at|reaches|hits) its {words} of {{rhs}}{{unit}}.",
-            f"The plan (puts|holds|keeps) {{name}} at its {words} of {{rhs}}{{unit}}.",
+            f"{{name}} (is at|are at|reaches|reach|hits|hit) {_ITS} {words} of {{rhs}}{{unit}}.",
+            f"The plan (puts|holds|keeps) {{name}} at {_ITS} {words} of {{rhs}}{{unit}}.",
         ],
     )
 
 
 def _slack(side: str, words: str, where: str) -> tuple[str, list[str]]:
     return (
-        f"The plan keeps {{name}} {{slack}}{{unit}} {where} its {side} limit of {{rhs}}{{unit}}.",
+        f"The plan keeps {{name}} {{slack}}{{unit}} {where} the {side} limit of {{rhs}}{{unit}}.",
         [
-            f"The plan (keeps|leaves|holds) {{name}} {{slack}}{{unit}} {where} its {words} of "
+            f"The plan (keeps|leaves|holds) {{name}} {{slack}}{{unit}} {where} {_ITS} {words} of "
             "{rhs}{unit}.",
-            f"In the plan, {{name}} (stays|is|remains) {{slack}}{{unit}} {where} its {words} of "
-            "{rhs}{unit}.",
+            f"In the plan, {{name}} (stays|stay|is|are|remains|remain) {{slack}}{{unit}} {where} "
+            f"{_ITS} {words} of {{rhs}}{{unit}}.",
         ],
     )
 
 
 def _bound(side: str, words: str) -> tuple[str, list[str]]:
     return (
-        f"The plan puts {{name}} at its {side} bound of {{bound}}{{unit}}.",
+        f"The plan puts {{name}} at the {side} bound of {{bound}}{{unit}}.",
         [
-            f"The plan (puts|sets|holds) {{name}} at its {words} of {{bound}}{{unit}}.",
-            f"In the plan, {{name}} (is at|reaches|hits) its {words} of {{bound}}{{unit}}.",
+            f"The plan (puts|sets|holds) {{name}} at {_ITS} {words} of {{bound}}{{unit}}.",
+            f"In the plan, {{name}} (is at|are at|reaches|reach|hits|hit) {_ITS} {words} of "
+            "{bound}{unit}.",
         ],
     )
 
@@ -159,6 +165,30 @@ def _state(prefix: str, body: str) -> tuple[str, list[str]]:
     return first + then, [a + b for a in firsts for b in thens]
 
 
+def _summary_reduced(verb: str, verbs: str) -> tuple[str, list[str]]:
+    """Reduced costs counted (:mod:`._summary`): how many, the least of them."""
+    return (
+        f"At the margin, each unit of any of {{count}} other {{things}} {{move}} {verb} "
+        f"{{objective}} by at least {{least}}.",
+        [
+            f"At the margin, {_EACH} of any of {{count}} other {{things}} {{move}} {verbs} "
+            f"{{objective}} by at least {{least}}."
+        ],
+    )
+
+
+def _summary_slack(side: str, words: str, where: str) -> tuple[str, list[str]]:
+    """Constraints with slack counted (:mod:`._summary`): how many, the least slack."""
+    return (
+        f"The plan keeps each of {{count}} other {{things}} at least {{least}}{{unit}} {where} "
+        f"its {side} limit.",
+        [
+            f"In the plan, each of {{count}} other {{things}} (stays|is|remains) at least "
+            f"{{least}}{{unit}} {where} its {words}."
+        ],
+    )
+
+
 #: Template id -> (canonical pattern, variants), in the order graphs list them.
 TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
     "result_optimal_max": _optimal("highest possible|maximum"),
@@ -219,6 +249,10 @@ TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
     "shadow_lowers": _shadow("lowers", "(lowers|reduces)"),
     "reduced_raises": _reduced("raises", "(raises|increases)"),
     "reduced_lowers": _reduced("lowers", "(lowers|reduces)"),
+    "summary_reduced_raises": _summary_reduced("raises", "(raises|increases)"),
+    "summary_reduced_lowers": _summary_reduced("lowers", "(lowers|reduces)"),
+    "summary_slack_upper": _summary_slack("upper", "(upper limit|maximum|limit)", "below"),
+    "summary_slack_lower": _summary_slack("lower", "(lower limit|minimum)", "above"),
     "note_integer": (
         "The model has integer variables, so no shadow prices or reduced costs are reported.",
         [
@@ -234,6 +268,11 @@ TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
     "note_not_vertex": (
         "The solution is not a vertex of the model, so no shadow prices or reduced costs are "
         "reported.",
+        [],
+    ),
+    "note_rounded": (
+        "Shadow prices and reduced costs that round to 0 at the objective's number display "
+        "are not stated.",
         [],
     ),
     "note_unchecked": (
@@ -261,6 +300,19 @@ SLOT_KINDS: Mapping[str, Mapping[str, str]] = {
     **{f"link_{side}": {"left": "subject", "right": "object"} for side in ("upper", "lower")},
     "link_equal": {"left": "subject", "right": "object"},
     **{tid: _STATE_KINDS for tid in TEMPLATES if tid.startswith("state_")},
+    **{
+        f"summary_reduced_{verb}": {
+            "count": "amount",
+            "things": "subject",
+            "objective": "object",
+            "least": "rate",
+        }
+        for verb in ("raises", "lowers")
+    },
+    **{
+        f"summary_slack_{side}": {"count": "amount", "things": "subject", "least": "amount"}
+        for side in ("upper", "lower")
+    },
 }
 
 

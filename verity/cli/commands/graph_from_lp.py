@@ -1,11 +1,14 @@
 """`verity graph-from-lp`: solve an optimization model and write its evidence graph.
 
 ``verity graph-from-lp MODEL.mps|MODEL.lp [--labels FILE] [--solver cbc|highs]
-[--out FILE]`` reads the model (:mod:`verity.backends.pulp._read`), solves it with CBC
-(the default) or HiGHS, and writes the graph of the solution to ``--out`` or to standard
-output. ``--labels`` is a ``verity.lp_labels/1`` file of display names, units and groups.
-Every input, ``--out``'s folder included, is checked before the model is solved; the
-graph replaces ``--out`` whole, and a run that fails leaves it as it was.
+[--detail N|all] [--out FILE]`` reads the model (:mod:`verity.backends.pulp._read`),
+solves it with CBC (the default) or HiGHS, and writes the graph of the solution to
+``--out`` or to standard output. ``--labels`` is a ``verity.lp_labels/1`` file of display
+names, units and groups. ``--detail`` is how many reduced costs and how many slack rows
+the graph states one by one (the most salient; default 20): the rest are counted in
+summary statements; ``all`` states every one. Every input, ``--out``'s folder included,
+is checked before the model is solved; the graph replaces ``--out`` whole, and a run that
+fails leaves it as it was.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import argparse
 
 from verity.backends._pulp_support import solver as pulp_solver
-from verity.backends.pulp import SOLVERS, graph_from_file, load_labels
+from verity.backends.pulp import DEFAULT_DETAIL, SOLVERS, graph_from_file, load_labels
 from verity.cli.commands._output import check_output, write_or_print
 from verity.errors import InputError
 
@@ -29,15 +32,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="cbc",
         help=f"one of: {', '.join(SOLVERS)} (default: cbc)",
     )
+    parser.add_argument(
+        "--detail",
+        metavar="N",
+        default=str(DEFAULT_DETAIL),
+        help="reduced costs and slack rows stated one by one, each kind; the rest are "
+        f"counted in summaries ('all': every one; default: {DEFAULT_DETAIL})",
+    )
     parser.add_argument("--out", metavar="FILE", help="write the graph here (default: stdout)")
+
+
+def _detail(text: str) -> int | None:
+    if text == "all":
+        return None
+    if not text.isdigit():
+        raise InputError(f"--detail must be a whole number 0 or more, or 'all', not {text!r}")
+    return int(text)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.solver not in SOLVERS:
         raise InputError(f"--solver must be one of {', '.join(SOLVERS)}, not {args.solver!r}")
+    detail = _detail(args.detail)
     pulp_solver(args.solver)  # installed, before the model is read
     check_output(args.out)
     labels = load_labels(args.labels)
-    graph = graph_from_file(args.model, labels, solver_name=args.solver)
+    graph = graph_from_file(args.model, labels, solver_name=args.solver, detail=detail)
     write_or_print(graph.dumps(), args.out)
     return 0
