@@ -46,7 +46,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
-from itertools import product
+from itertools import combinations, product
 from typing import Literal, NamedTuple
 
 from verity.text.aliases import AliasMatcher
@@ -1048,7 +1048,9 @@ def _distinct(found: Sequence[frozenset[str]]) -> list[str] | None:
 # different cited node declares whole. Nothing of one conjunct is read into another: every
 # word the reader takes away is in a declared sentence, and a conjunct the opening cannot
 # complete ("and Voyager Reserve online at 5%", a second subject) is not read this way.
-# The shared words hold no number: "recorded 6 penguins of sex female and male" reads as 6
+# The conjuncts' nodes share a template and differ in two or more mentioned slots (one
+# slot apart is the coordination ``coordinable`` grants, read below). The shared words hold
+# no number: "recorded 6 penguins of sex female and male" reads as 6
 # of both together (a coordination of one slot, which only a template's ``coordinable``
 # grants), not as 6 of each.
 _MAX_GAPPED = 4
@@ -1085,7 +1087,11 @@ def _gap_conjuncts(rest: tuple[str, ...]) -> list[tuple[str, ...]] | None:
     return out
 
 
-def _gapped(key: tuple[str, ...], cited: Sequence[tuple[str, Declared]]) -> _Reading | None:
+def _gapped(
+    key: tuple[str, ...],
+    cited: Sequence[tuple[str, Declared]],
+    matcher: AliasMatcher | None,
+) -> _Reading | None:
     """(supporters per conjunct, the conjuncts with the shared words put back) for a gapped
     coordination of sentences cited nodes declare, or None."""
     for end in range(len(key) - 1, 1, -1):
@@ -1101,9 +1107,29 @@ def _gapped(key: tuple[str, ...], cited: Sequence[tuple[str, Declared]]) -> _Rea
             parts = [key[:end], *((*key[:shared], *c) for c in conjuncts)]
             found = [first, *(_direct(part, cited) for part in parts[1:])]
             chosen = _distinct(found) if all(found) else None
-            if chosen is not None:
+            if chosen is not None and _apart(key, [dict(cited)[i] for i in chosen], matcher):
                 return tuple(frozenset({i}) for i in chosen), tuple(parts)
     return None
+
+
+def _apart(key: tuple[str, ...], nodes: Sequence[Declared], matcher: AliasMatcher | None) -> bool:
+    """The gapped conjuncts' nodes share a template and each two differ in at least two of
+    the slots the sentence mentions: one slot apart is a coordination of that slot, which
+    only ``coordinable`` grants, and across templates a coordination may read as a sum
+    ("at most 3,000 times A and B plus 1,000")."""
+    template = nodes[0].template
+    if template is None or any(d.template != template for d in nodes):
+        return False
+    for a, b in combinations(nodes, 2):
+        differing = [
+            n
+            for n in set(a.slots) | set(b.slots)
+            if a.slots.get(n) != b.slots.get(n)
+            and any(_contains(key, sentence_key(d.slots.get(n, ""), matcher)) for d in (a, b))
+        ]
+        if len(differing) < 2:
+            return False
+    return True
 
 
 def _joins(key: tuple[str, ...], bare_and: bool = False) -> list[tuple[int, int]]:
@@ -1156,7 +1182,7 @@ def support_sentence(
     aggregated, failure = _aggregate(key, cited, matcher)
     if aggregated is not None:
         readings.append(aggregated)
-    gapped = _gapped(key, cited)
+    gapped = _gapped(key, cited, matcher)
     if gapped is not None:
         readings.append(gapped)
     # Whole declared sentences may be joined by a bare ``and`` too: each side must be a
@@ -1207,7 +1233,7 @@ def _parts_support(
             out.append(direct)
             keys.append(part)
             continue
-        aggregated = _aggregate(part, cited, matcher)[0] or _gapped(part, cited)
+        aggregated = _aggregate(part, cited, matcher)[0] or _gapped(part, cited, matcher)
         if aggregated is None:
             return None
         out.extend(aggregated[0])
