@@ -2,13 +2,15 @@
 
 Node types and ids (every statement one sentence from :mod:`._templates`):
 
-- ``RESULT`` ``result`` (the headline): the status and the objective value;
+- ``RESULT`` ``result`` (the headline): the status, the objective value and the plan's
+  size (``with 5 decisions in the plan``);
 - ``DECISION`` ``decision:<variable>``: each variable at a value that displays as
-  non-zero (a binary at 1 is "included");
+  non-zero (a binary at 1 is "included"): together, the plan;
 - ``BINDING_CONSTRAINT`` ``constraint:<name>``: a constraint at its limit (an equality is
   always held exactly); ``CONSTRAINT_SLACK`` ``constraint:<name>`` one that is not, with
   its slack; ``BOUND`` ``bound:<variable>``: a variable at a finite upper bound, or at a
-  non-zero lower bound;
+  non-zero lower bound (the bound's value only when no decision node states the
+  variable's value: each fact once);
 - a row with decisions on both sides (:mod:`._linking`: a linking, big-M or
   minimum-if-open row) is no limit of its right-hand side: ``LINKING_CONSTRAINT``
   ``constraint:<name>`` states what it relates, ``LINKING_STATE`` ``link:<name>`` what that
@@ -21,9 +23,14 @@ Node types and ids (every statement one sentence from :mod:`._templates`):
   why none is stated.
 
 Entities are the index values of the labels' groups (``make[plant,product]``: plants and
-products), and each variable or constraint outside a group, by its display name. Salience
-is the size of a fact in objective units where one is defined (a decision's cost times
-its value, a binding constraint's dual times its limit, a reduced cost), absent elsewhere.
+products), and each variable or constraint outside a group, by its display name.
+
+Salience tells the plan first, then what limits it (:data:`_BANDS`): decisions rank
+highest, grouped by their first index value (a plant, an origin: the group with the
+largest total first, then its largest decision); then binding constraints and their
+shadow prices; then reduced costs; within a band by the size of the fact in objective
+units (a decision's cost times its value, a dual times its limit, a reduced cost).
+Slack rows, bounds, linking rows and notes have none.
 """
 
 from __future__ import annotations
@@ -235,7 +242,12 @@ class _Context:
         return _show(value, item)
 
 
-def _result(ctx: _Context) -> None:
+def _plan_size(count: int) -> str:
+    """``5 decisions``, ``1 decision``: the number of decisions in the plan."""
+    return f"{count} decision" + ("" if count == 1 else "s")
+
+
+def _result(ctx: _Context, planned: int) -> None:
     facts = ctx.facts
     data: dict[str, Any] = {
         "status": facts.status,
@@ -260,7 +272,7 @@ def _result(ctx: _Context) -> None:
         return
     value = ctx.money(facts.objective or 0.0)
     data["objective"] = facts.objective
-    slots = {"objective": ctx.objective, "value": value}
+    slots = {"objective": ctx.objective, "value": value, "size": _plan_size(planned)}
     if facts.status == "optimal":
         ctx.node(
             "result",
@@ -292,12 +304,20 @@ def _salience(value: float | None) -> float | None:
     return size or None
 
 
+def _in_plan(v: VariableFact, item: _Item) -> bool:
+    """A decision the plan takes: a binary at 1, any other variable at a value that
+    displays as non-zero."""
+    if v.binary:
+        return round(v.value) == 1
+    return not _zero(_show(v.value, item.label, integer=v.integer))
+
+
 def _decisions(ctx: _Context, items: Mapping[str, _Item]) -> None:
     for v in ctx.facts.variables:
         item = items[v.name]
+        if not _in_plan(v, item):
+            continue
         if v.binary:
-            if round(v.value) != 1:
-                continue
             slots = {"name": item.phrase}
             ctx.node(
                 f"decision:{v.name}",
@@ -311,8 +331,6 @@ def _decisions(ctx: _Context, items: Mapping[str, _Item]) -> None:
             ctx.builder.edge(f"decision:{v.name}", "result", "contributes_to")
             continue
         shown = _show(v.value, item.label, integer=v.integer)
-        if _zero(shown):
-            continue
         slots = {"name": item.phrase, "value": shown, "unit": item.unit}
         required = [f"to {shown}{item.unit}"]
         ctx.node(
@@ -579,15 +597,21 @@ def _bounds(ctx: _Context, items: Mapping[str, _Item]) -> None:
         item = items[v.name]
         limit = v.up if side == "upper" else v.low
         bound = _show(limit or 0.0, item.label, integer=v.integer)
-        slots = {"name": item.phrase, "bound": bound, "unit": item.unit}
+        if f"decision:{v.name}" in ctx.ids:  # its value is stated there: each fact once
+            template, slots = f"bound_{side}_at", {"name": item.phrase}
+            required = [f"{side} bound"]
+        else:
+            template = f"bound_{side}"
+            slots = {"name": item.phrase, "bound": bound, "unit": item.unit}
+            required = [f"{side} bound of {bound}{item.unit}"]
         ctx.node(
             f"bound:{v.name}",
             "BOUND",
-            f"bound_{side}",
+            template,
             slots,
             item,
             data=_var_data(v),
-            required=[f"{side} bound of {bound}{item.unit}"],
+            required=required,
         )
         if f"decision:{v.name}" in ctx.ids:
             ctx.builder.edge(f"bound:{v.name}", f"decision:{v.name}", "bounds")
@@ -669,6 +693,53 @@ def _sensitivity(ctx: _Context, items: Mapping[str, _Item]) -> None:
         ctx.builder.edge(f"reduced_cost:{v.name}", "result", "prices")
 
 
+#: The salience band of each ranked node type: the plan (decisions) first, then what
+#: limits it (a binding limit and its shadow price side by side), then reduced costs.
+#: Within a band a node's salience grows with its size in objective units (up to
+#: ``_SPAN`` above the band's base); every other node has none.
+_BANDS: Mapping[str, float] = {
+    "DECISION": 3.0,
+    "BINDING_CONSTRAINT": 2.0,
+    "SHADOW_PRICE": 2.0,
+    "REDUCED_COST": 1.0,
+}
+_SPAN = 0.9
+
+_Pending = tuple[str, str, str, dict[str, str], dict[str, Any]]
+
+
+def _banded(pending: list[_Pending], groups: Mapping[str, str]) -> list[_Pending]:
+    """``pending`` with the salience of each ranked node set in its band (:data:`_BANDS`).
+
+    Decisions are ranked as a plan grouped by ``groups`` (node id -> its first index
+    value, a plant or an origin): the group with the largest total size first, within it
+    the largest decision first, file order breaking ties; their salience falls evenly
+    from the top of the band. Limits and reduced costs keep their size's order."""
+    sizes = {nid: float(kw.get("salience") or 0.0) for nid, _, _, _, kw in pending}
+    decisions = [nid for nid, ntype, _, _, _ in pending if ntype == "DECISION"]
+    totals: dict[str, float] = {}
+    for nid in decisions:
+        totals[groups[nid]] = totals.get(groups[nid], 0.0) + sizes[nid]
+    order = sorted(
+        range(len(decisions)),
+        key=lambda i: (-totals[groups[decisions[i]]], -sizes[decisions[i]], i),
+    )
+    count = len(decisions)
+    rank = {decisions[i]: count - r for r, i in enumerate(order)}
+    top = {t: max((sizes[n] for n, nt, _, _, _ in pending if nt == t), default=0.0) for t in _BANDS}
+    out: list[_Pending] = []
+    for nid, ntype, template, slots, kw in pending:
+        base = _BANDS.get(ntype)
+        if base is not None:
+            if ntype == "DECISION":
+                share = rank[nid] / count
+            else:
+                share = sizes[nid] / top[ntype] if top[ntype] else 0.0
+            kw = {**kw, "salience": round(base + _SPAN * share, 6)}
+        out.append((nid, ntype, template, slots, kw))
+    return out
+
+
 def _zero(shown: str) -> bool:
     digits = re.sub(r"[^0-9]", "", shown)
     return not digits.strip("0")
@@ -746,12 +817,15 @@ def build_graph(facts: SolutionFacts, labels: Labels) -> EvidenceGraph:
     constraints = {c.name: names.item(c.name, "constraint", taken) for c in facts.constraints}
     _check_labels_used(labels, names, facts)
     ctx = _Context(facts, labels, builder, names, _objective_name(facts, labels))
-    _result(ctx)
+    planned = [v.name for v in facts.variables if _in_plan(v, variables[v.name])]
+    _result(ctx, len(planned))
     if facts.status in ("optimal", "feasible"):
         _decisions(ctx, variables)
         _constraints(ctx, constraints, variables)
         _bounds(ctx, variables)
         _sensitivity(ctx, {**constraints, **variables})
+        groups = {f"decision:{n}": variables[n].entities[0] for n in planned}
+        ctx.pending = _banded(ctx.pending, groups)
     for entity in names.entities.values():
         if entity.id in ctx.named:
             builder.entity(entity.id, entity.kind, name=entity.name, aliases=entity.aliases)
