@@ -325,7 +325,7 @@ def _decisions(ctx: _Context, items: Mapping[str, _Item]) -> None:
                 "decision_chosen",
                 slots,
                 item,
-                data=_var_data(v),
+                data=_plan_data(v, item),
                 salience=_salience(v.cost),
             )
             ctx.builder.edge(f"decision:{v.name}", "result", "contributes_to")
@@ -339,11 +339,17 @@ def _decisions(ctx: _Context, items: Mapping[str, _Item]) -> None:
             "decision",
             slots,
             item,
-            data=_var_data(v),
+            data=_plan_data(v, item),
             required=required,
             salience=_salience(v.cost * v.value),
         )
         ctx.builder.edge(f"decision:{v.name}", "result", "contributes_to")
+
+
+def _plan_data(v: VariableFact, item: _Item) -> dict[str, Any]:
+    """A decision's data: its variable's, and the group of the plan it belongs to (its
+    first index value: a plant, an origin; its own entity outside a group)."""
+    return {**_var_data(v), "plan_group": item.entities[0]}
 
 
 def _var_data(v: VariableFact) -> dict[str, Any]:
@@ -708,15 +714,20 @@ _SPAN = 0.9
 _Pending = tuple[str, str, str, dict[str, str], dict[str, Any]]
 
 
-def _banded(pending: list[_Pending], groups: Mapping[str, str]) -> list[_Pending]:
+def _banded(pending: list[_Pending]) -> list[_Pending]:
     """``pending`` with the salience of each ranked node set in its band (:data:`_BANDS`).
 
-    Decisions are ranked as a plan grouped by ``groups`` (node id -> its first index
+    Decisions are ranked as a plan grouped by their ``plan_group`` (the first index
     value, a plant or an origin): the group with the largest total size first, within it
     the largest decision first, file order breaking ties; their salience falls evenly
     from the top of the band. Limits and reduced costs keep their size's order."""
     sizes = {nid: float(kw.get("salience") or 0.0) for nid, _, _, _, kw in pending}
     decisions = [nid for nid, ntype, _, _, _ in pending if ntype == "DECISION"]
+    groups = {
+        nid: str(kw["data"]["plan_group"])
+        for nid, ntype, _, _, kw in pending
+        if ntype == "DECISION"
+    }
     totals: dict[str, float] = {}
     for nid in decisions:
         totals[groups[nid]] = totals.get(groups[nid], 0.0) + sizes[nid]
@@ -824,8 +835,7 @@ def build_graph(facts: SolutionFacts, labels: Labels) -> EvidenceGraph:
         _constraints(ctx, constraints, variables)
         _bounds(ctx, variables)
         _sensitivity(ctx, {**constraints, **variables})
-        groups = {f"decision:{n}": variables[n].entities[0] for n in planned}
-        ctx.pending = _banded(ctx.pending, groups)
+        ctx.pending = _banded(ctx.pending)
     for entity in names.entities.values():
         if entity.id in ctx.named:
             builder.entity(entity.id, entity.kind, name=entity.name, aliases=entity.aliases)
