@@ -147,13 +147,14 @@ def test_bring_your_own_backend_block(tmp_path: Path, monkeypatch: pytest.Monkey
 def test_your_own_optimization_model_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     _, printed = _run(python("Your own optimization model"))
-    assert "RESULT | The optimal daily profit is $115.00." in printed
+    assert "RESULT | The optimal daily profit is $115.00, with 2 decisions in the plan." in printed
     assert (
         "SHADOW_PRICE | At the margin, each unit added to the limit of oven time raises daily "
         "profit by $2.50." in printed
     )
     assert printed.endswith(
-        "The optimal profit is $3,556.00. a linear program solved with CBC (pulp)\n"
+        "The optimal profit is $3,556.00, with 5 decisions in the plan. a linear program "
+        "solved with CBC (pulp)\n"
     )
 
 

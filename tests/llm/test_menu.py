@@ -21,12 +21,14 @@ from tests.helpers import FIXTURES, ROOT, SharedGraphs, load_json
 from tests.robustness.strategies import ROBUST, graph_dicts
 from verity import EvidenceGraph, GraphError, load_graph, verify
 from verity.llm.menu import (
+    PLAN_CLAIMS,
     MenuItem,
     allowed_items,
     choice_items,
     menu_facts,
     menu_items,
     menu_schema,
+    plan_type,
     remaining_items,
 )
 from verity.llm.prompts import build_prompt, menu_step_prompt
@@ -203,8 +205,8 @@ def test_menu_schema_and_step_prompts() -> None:
     assert second.messages()[:2] == prompt.messages()  # the long prefix is shared
     assert json.loads(second.messages()[2]["content"]) == {"claims": chosen}
     offered = second.json_schema["properties"]["claims"]["items"]["enum"]
-    # then every item of a node type not told yet
-    assert offered == [i.claim() for i in prompt.menu if i.node_type != "OBJECTIVE"]
+    # then the plan: every item of the plan's type (which card takes which category)
+    assert offered == [i.claim() for i in prompt.menu if i.node_type == "ALLOCATION_SEGMENT"]
     assert second.json_schema["properties"]["claims"]["maxItems"] == 1
 
 
@@ -275,22 +277,28 @@ def test_named_keeps_text_it_cannot_rewrite_safely() -> None:
     assert load_graph(data).named("steady_cash wins.") == "steady_cash wins."
 
 
-def test_allowed_items_headline_first_then_untold_parts() -> None:
+def test_allowed_items_headline_first_then_the_plan_then_untold_parts() -> None:
     graph = load_graph(_solved(7, "max_value"))
     items = menu_items(graph)
+    assert plan_type(items) == "ALLOCATION_SEGMENT"
     first = allowed_items(items, [])
     assert first and all(i.headline for i in first)
     chosen = [first[0].claim()]
-    told = {"OBJECTIVE"}
+    told = ["OBJECTIVE"]
     while True:
         allowed = allowed_items(items, chosen)
         if not allowed:
             break
         left = remaining_items(items, chosen)
+        planned = [i for i in left if i.node_type == "ALLOCATION_SEGMENT"]
         untold = [i for i in left if i.node_type not in told]
-        assert allowed == (untold or left)
+        if told.count("ALLOCATION_SEGMENT") < PLAN_CLAIMS and planned:
+            assert allowed == planned
+        else:
+            assert allowed == (untold or left)
         chosen.append(allowed[0].claim())
-        told.add(allowed[0].node_type)
+        told.append(allowed[0].node_type)
+    assert told[1 : 1 + PLAN_CLAIMS] == ["ALLOCATION_SEGMENT"] * PLAN_CLAIMS
     assert len(chosen) == len(graph.nodes)  # every fact once
     # a graph without marks: the rule is remaining_items, as before
     data = copy.deepcopy(_solved(7, "max_value"))

@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 
 from tests.helpers import TESTS, needs
 from verity import EvidenceGraph, InputError, load_graph
-from verity.llm.menu import MAX_CHOICE_ITEMS
+from verity.llm.menu import MAX_CHOICE_ITEMS, PLAN_CLAIMS
 from verity.llm.narrators.scripted import valid_claims
 from verity.llm.prompts import (
     VARIANTS,
@@ -389,7 +389,7 @@ def test_choice_numbers_the_menu_and_asks_for_numbers() -> None:
     assert choice_claims(prompt, [1, 1]) is None and choice_claims(prompt, [True]) is None
 
 
-def test_choice_steps_offer_the_headline_first_then_parts_not_told() -> None:
+def test_choice_steps_offer_the_headline_first_then_the_plan_then_parts_not_told() -> None:
     from verity.backends.card_rewards import optimize
 
     graph = load_graph(optimize(7, "max_value"))
@@ -397,14 +397,20 @@ def test_choice_steps_offer_the_headline_first_then_parts_not_told() -> None:
     first = choice_step_prompt(prompt, [])
     enum = first.json_schema["properties"]["facts"]["items"]["enum"]
     assert enum == [1] and first.messages() == prompt.messages() and not first.menu
+    plan = [n for n, i in enumerate(prompt.listing, 1) if i.node_type == "ALLOCATION_SEGMENT"]
+    assert plan[0] == 2  # the plan's first item follows the headline
     chosen = [prompt.listing[0].claim(), prompt.listing[1].claim()]
     step = choice_step_prompt(prompt, chosen)
     assert json.loads(step.messages()[2]["content"]) == {"facts": [1, 2]}
-    told = {prompt.listing[0].node_type, prompt.listing[1].node_type}
     offered = step.json_schema["properties"]["facts"]["items"]["enum"]
-    assert offered == [n for n, i in enumerate(prompt.listing, 1) if i.node_type not in told]
+    assert offered == plan[1:]  # the plan until PLAN_CLAIMS of it are told
     assert choice_claims(step, [offered[0]]) == [prompt.listing[offered[0] - 1].claim()]
     assert choice_claims(step, [2]) is None  # told already: not offered
+    chosen += [prompt.listing[n - 1].claim() for n in plan[1:PLAN_CLAIMS]]
+    later = choice_step_prompt(prompt, chosen)
+    told = {"OBJECTIVE", "ALLOCATION_SEGMENT"}
+    offered = later.json_schema["properties"]["facts"]["items"]["enum"]
+    assert offered == [n for n, i in enumerate(prompt.listing, 1) if i.node_type not in told]
 
 
 def test_choice_repair_offers_what_is_left_by_the_same_numbers() -> None:

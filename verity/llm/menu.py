@@ -37,12 +37,16 @@ shorter form.
 What a decoder may take next is :func:`allowed_items`, the one selection rule of every
 menu decoder. On a graph that marks a headline or salience (see
 :attr:`verity.core.graph.EvidenceGraph.marked`) the first claim is a headline item when
-the menu has one, and each later claim narrates a node of a type no claim narrates yet,
-as long as the menu offers one (so five claims cover the plan, its biggest earners, a
-cap or a threshold before any part twice); on any other graph it is
-:func:`remaining_items`. :func:`choice_items` is the short list the ``choice`` variant
+the menu has one; then the plan: up to :data:`PLAN_CLAIMS` claims of the plan's type
+(the type of the most salient node that is no headline: an optimization model's
+decisions, the card-rewards allocation of spend to cards), while the menu offers one;
+then each later claim narrates a node of a type no claim narrates yet, as long as the
+menu offers one (so five claims tell the plan, then what limits it: a binding limit, a
+shadow price, a cap or a threshold, before any other part twice); on any other graph it
+is :func:`remaining_items`. :func:`choice_items` is the short list the ``choice`` variant
 numbers for the model: one item per node (its full statement, under the first rule
-that narrates it), headline first, then by salience, at most :data:`MAX_CHOICE_ITEMS`.
+that narrates it), headline first, then by salience, at most :data:`MAX_PLAN_LISTED` of
+the plan's type, at most :data:`MAX_CHOICE_ITEMS` in all.
 """
 
 from __future__ import annotations
@@ -60,6 +64,8 @@ from verity.text.reader import shown_as_checked
 
 __all__ = [
     "MAX_CHOICE_ITEMS",
+    "MAX_PLAN_LISTED",
+    "PLAN_CLAIMS",
     "MenuItem",
     "allowed_items",
     "choice_items",
@@ -68,11 +74,17 @@ __all__ = [
     "menu_facts",
     "menu_items",
     "menu_schema",
+    "plan_type",
     "remaining_items",
 ]
 
 #: The most items the ``choice`` variant lists on a graph that marks salience.
 MAX_CHOICE_ITEMS = 10
+#: The claims of the plan's type a decoder tells after the headline, before other kinds.
+PLAN_CLAIMS = 3
+#: The most items of the plan's type the ``choice`` listing holds (the rest of the list
+#: is what limits the plan).
+MAX_PLAN_LISTED = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,9 +292,22 @@ def _marked(items: Sequence[MenuItem]) -> bool:
     return any(map(is_marked, items))
 
 
+def plan_type(items: Sequence[MenuItem]) -> str | None:
+    """The type of the plan on a marked menu: that of its most salient item that is no
+    headline (menu order breaks ties); None when no such item carries a salience."""
+    best: MenuItem | None = None
+    for item in items:
+        if item.headline or item.salience is None:
+            continue
+        if best is None or item.salience > (best.salience or 0.0):
+            best = item
+    return None if best is None else best.node_type
+
+
 def allowed_items(items: Sequence[MenuItem], chosen: Sequence[Any]) -> list[MenuItem]:
     """The items a decoder may take after the claims ``chosen``: what is left
-    (:func:`remaining_items`), and on a marked menu a headline item first and then a node
+    (:func:`remaining_items`), and on a marked menu a headline item first, then items of
+    the plan's type (:func:`plan_type`) until :data:`PLAN_CLAIMS` are told, then a node
     type not narrated yet, each while the menu offers one."""
     left = remaining_items(items, chosen)
     if not _marked(items):
@@ -290,8 +315,13 @@ def allowed_items(items: Sequence[MenuItem], chosen: Sequence[Any]) -> list[Menu
     if not chosen:
         return [item for item in left if item.headline] or left
     type_of = {item.node_id: item.node_type for item in items}
-    told = {type_of.get(node) for node in map(_narrated_node, chosen) if node is not None}
-    return [item for item in left if item.node_type not in told] or left
+    told = [type_of.get(node) for node in map(_narrated_node, chosen) if node is not None]
+    plan = plan_type(items)
+    if plan is not None and told.count(plan) < PLAN_CLAIMS:
+        planned = [item for item in left if item.node_type == plan]
+        if planned:
+            return planned
+    return [item for item in left if item.node_type not in set(told)] or left
 
 
 def choice_items(items: Sequence[MenuItem]) -> list[MenuItem]:
@@ -305,7 +335,12 @@ def choice_items(items: Sequence[MenuItem]) -> list[MenuItem]:
             first[item.node_id] = item
     if not _marked(items):
         return list(first.values())
-    return sorted(first.values(), key=reading_key)[:MAX_CHOICE_ITEMS]
+    ranked = sorted(first.values(), key=reading_key)
+    plan = plan_type(items)
+    planned = [i for i in ranked if not i.headline and i.node_type == plan]
+    extra = set(map(id, planned[MAX_PLAN_LISTED:]))
+    listed = [i for i in ranked if id(i) not in extra]
+    return [*listed, *planned[MAX_PLAN_LISTED:]][:MAX_CHOICE_ITEMS]
 
 
 def menu_schema(items: Sequence[MenuItem], max_claims: int) -> dict[str, Any]:

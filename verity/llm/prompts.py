@@ -29,8 +29,8 @@ claim has, in this order, ``type``, ``cited_evidence_ids``, ``text``, ``entities
   so the model spends a few tokens per claim. An endpoint narrator sends the prompt as it
   is (one request, the whole list); the local narrator lets the model write, number by
   number, only what :func:`verity.llm.menu.allowed_items` allows (a headline first, then
-  parts of the result not told yet); :func:`choice_step_prompt` asks for one number at
-  a time. Its repair (:func:`build_choice_repair_prompt`) is a choice again.
+  the plan, then parts of the result not told yet); :func:`choice_step_prompt` asks for
+  one number at a time. Its repair (:func:`build_choice_repair_prompt`) is a choice again.
 
 The system message says that a backend computed the result; the graph's ``backend``
 (what produced it: "a MILP optimizer (pulp)", "a SQL query") is the data block's first

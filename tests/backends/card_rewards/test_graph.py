@@ -166,7 +166,10 @@ def test_node_figures_agree_with_each_other(name: str) -> None:
         if node["type"] == "CAP_HIT":
             overflow = targets.get((node["id"], "overflow_to"), [])
             assert overflow == data["overflow_segments"] and overflow
-            assert nodes[overflow[0]]["data"]["card"] in node["entities"]
+            # the cap alone: where the next dollars go is the overflow segment's fact
+            assert node["numbers"] == [node["slots"]["cap"]]
+            assert node["entities"] == [data["card"], data["category"]]
+            assert nodes[overflow[0]]["data"]["category"] == data["category"]
         if node["type"] == "FEE_BREAK_EVEN":
             gain, fee = Decimal(str(data["gain_before_fee"])), Decimal(str(data["annual_fee"]))
             assert Decimal(str(data["net_added"])) == gain - fee

@@ -72,7 +72,10 @@ def test_the_production_plan() -> None:
         "TOP_LIMIT": 1,
     }
     result = graph.nodes["result"]
-    assert result.statement == "The optimal profit is $3,556.00." and result.headline
+    assert (
+        result.statement == ("The optimal profit is $3,556.00, with 5 decisions in the plan.")
+        and result.headline
+    )
     assert [n.id for n in graph.model.nodes if n.headline] == ["result"]
     statements = {n.id: n.statement for n in graph.model.nodes}
     assert statements["decision:make_boise_tables"] == (
@@ -97,8 +100,11 @@ def test_the_production_plan() -> None:
     assert (
         graph.display_name("austin") == "the Austin plant" and graph.aliases["austin"] == "austin"
     )
+    assert statements["bound:make_austin_chairs"] == (
+        "The plan puts chairs made at the Austin plant at its upper bound."
+    )  # its 25 units are the decision's
     salience = {n.id: n.salience for n in graph.model.nodes}
-    assert salience["decision:make_austin_desks"] == 1050.0  # 70 x 15 units
+    assert salience["decision:make_austin_desks"] == 3.9  # the plan's largest: 70 x 15 units
     assert salience["constraint:sales_chairs"] is None
 
 
@@ -115,7 +121,9 @@ def test_the_staff_schedule() -> None:
         "RUNNER_UP": 10,
         "RESOLVE_NOTE": 1,
     }
-    assert graph.nodes["result"].statement == "The optimal wage cost is $1,020.00."
+    assert graph.nodes["result"].statement == (
+        "The optimal wage cost is $1,020.00, with 9 decisions in the plan."
+    )
     assert graph.nodes["decision:x_ada_mon_night"].statement == (
         "The plan includes Ada on the Monday night shift."
     )
@@ -188,7 +196,9 @@ def _tiny(sense: int, *, integer: bool = False) -> Any:
 def test_a_problem_built_in_python() -> None:
     problem = solve_problem(_tiny(pulp.LpMaximize))
     graph = graph_from_problem(problem, {"objective": {"name": "score"}})
-    assert graph.nodes["result"].statement == "The optimal score is 11."
+    assert (
+        graph.nodes["result"].statement == "The optimal score is 11, with 2 decisions in the plan."
+    )
     assert graph.graph_id == "lp-tiny" and graph.domain == "optimization"
     assert graph.nodes["decision:x"].statement == "The plan sets x to 3."
     assert graph.entities["x"].kind == "variable"
@@ -223,7 +233,9 @@ def test_integer_feasible_is_not_called_optimal() -> None:
     problem = solve_problem(_tiny(pulp.LpMaximize, integer=True))
     problem.sol_status = pulp.LpSolutionIntegerFeasible
     node = graph_from_problem(problem).nodes["result"]
-    assert node.statement == "The best objective value found, not proven optimal, is 11."
+    assert node.statement == (
+        "The best objective value found, not proven optimal, is 11, with 2 decisions in the plan."
+    )
     assert "not proven optimal" in node.required_spans
 
 

@@ -19,7 +19,7 @@ import pytest
 from verity import EvidenceGraph, load_graph, verify
 from verity.cli.render import render_demo
 from verity.llm.choice import choice_answer
-from verity.llm.menu import menu_facts
+from verity.llm.menu import PLAN_CLAIMS, menu_facts, plan_type
 from verity.llm.narrators import (
     AsyncOpenAIChatNarrator,
     OpenAIChatNarrator,
@@ -79,7 +79,11 @@ def test_scripted_extractive_states_distinct_menu_facts(
     assert len(a.claims) == prompt.max_claims == 5
     assert all({k: v for k, v in c.items() if k != "id"} in menu for c in a.claims)
     assert len(set(_facts(a.claims))) == 5
-    assert len({c["type"] for c in a.claims}) >= 4  # round-robin over claim types
+    # the plan first (the headline, then PLAN_CLAIMS allocation segments), then another part
+    types = [graph.nodes[f].type for f in _facts(a.claims)]
+    assert types[1 : 1 + PLAN_CLAIMS] == ["ALLOCATION_SEGMENT"] * PLAN_CLAIMS
+    assert graph.nodes[_facts(a.claims)[0]].headline
+    assert types[-1] not in types[:-1]
     assert verify(graph, a.narration or {}, "strict").summary.all_claims_verified
     assert a.raw_text == ScriptedNarrator("sloppy", seed=1).narrate(prompt).raw_text
     assert a.raw_text != ScriptedNarrator("sloppy", seed=2).narrate(prompt).raw_text
@@ -144,9 +148,12 @@ def test_openai_decodes_the_menu_claim_by_claim(prompt: Prompt, graph: EvidenceG
     attempt = _openai(fake).narrate(prompt)
     assert len(fake.bodies) == 5
     sizes = [len(_offered(b)) for b in fake.bodies]
-    # the headline items first (a marked graph), then fewer items at every step
+    # the headline items first (a marked graph), then the plan's items, fewer at every
+    # step, then the parts not told yet
     assert sizes[0] == sum(i.headline for i in prompt.menu) > 0
-    assert sizes[1:] == sorted(sizes[1:], reverse=True) and sizes[1] < len(prompt.menu)
+    plan = [i for i in prompt.menu if i.node_type == plan_type(prompt.menu)]
+    told = sizes[1 : 1 + PLAN_CLAIMS]
+    assert told[0] == len(plan) and told == sorted(told, reverse=True)
     for body in fake.bodies:
         assert body["response_format"]["type"] == "json_object"
         assert body["messages"][:2] == prompt.messages()  # the shared prefix

@@ -9,6 +9,7 @@ from jsonschema import Draft202012Validator
 
 from tests.helpers import TESTS, needs
 from verity import load_graph, verify
+from verity.llm.menu import PLAN_CLAIMS
 from verity.llm.prompts import build_prompt
 
 pytestmark = pytest.mark.llm
@@ -85,7 +86,9 @@ def test_local_choice_picks_by_number_reuses_its_context_and_reproduces(narrator
     assert labels[0] == 1 and len(labels) == 5 == len(set(labels))  # the plan first
     claims = [{k: v for k, v in c.items() if k != "id"} for c in fresh.claims]
     assert claims == [prompt.listing[n - 1].claim() for n in labels]
-    assert len({prompt.listing[n - 1].node_type for n in labels[:4]}) == 4  # parts not told yet
+    types = [prompt.listing[n - 1].node_type for n in labels]
+    assert types[1 : 1 + PLAN_CLAIMS] == ["ALLOCATION_SEGMENT"] * PLAN_CLAIMS  # then the plan
+    assert types[-1] not in types[:-1]  # then a part not told yet
     report = verify(graph, fresh.narration or {}, "strict")
     assert report.summary.all_claims_verified
     assert report.shipped[0].cited_evidence_ids == ["objective"]

@@ -41,10 +41,13 @@ them by display name (:meth:`verity.core.graph.EvidenceGraph.named`).
 What a person hears first is marked on the nodes (:data:`SALIENCE`): the objective is the
 ``headline`` (the plan, its net value and its fees) with salience 1; every other node has
 a ``salience`` that starts at its part's weight and falls by :data:`SALIENCE_DECAY` per
-rank within the part, so the best of each part comes before the second of any: fee
-break-evens by fee, allocation segments by value, cap hits by overflow, thresholds by how
-little spend they need to change, winners by category spend, spend assumptions by spend,
-then the basis, catalog and point-value assumptions.
+rank within the part, so the best of each part comes before the second of any. The plan
+comes first: allocation segments (which card takes which category), the largest segment
+of each category by value before any category's second; then what limits it: cap hits by
+overflow, fee break-evens by fee, thresholds by how little spend they need to change;
+then winners by category spend, spend assumptions by spend, then the basis, catalog and
+point-value assumptions. A cap hit states the cap alone: where the next dollars go is the
+next segment's fact (each fact once).
 
 Everything is built in a fixed order, so equal inputs give byte-identical JSON.
 """
@@ -131,11 +134,13 @@ CATEGORY_NAMES: Mapping[str, str] = {
     "other_spend": "general purchases",
 }
 #: The salience of the first node of each part of the result (the objective is the headline).
+#: The plan (which card takes which category) comes first, then what limits it: caps,
+#: fee break-evens and thresholds.
 SALIENCE: Mapping[str, float] = {
     "OBJECTIVE": 1.0,
-    "FEE_BREAK_EVEN": 0.9,
-    "ALLOCATION_SEGMENT": 0.85,
-    "CAP_HIT": 0.7,
+    "ALLOCATION_SEGMENT": 0.9,
+    "CAP_HIT": 0.85,
+    "FEE_BREAK_EVEN": 0.8,
     "THRESHOLD": 0.65,
     "WINNER_BY_CATEGORY": 0.3,
     "ASSUMPTION:spend": 0.1,
@@ -395,11 +400,11 @@ def _cap_hits(ctx: _Ctx, category: str) -> tuple[list[Node], list[Edge]]:
         if not overflow:
             continue
         nxt = overflow[0]
-        cap, amount, rate = money(seg.limit), money(nxt.amount), multiplier(nxt.segment.rate)
-        target = nxt.segment.card.id
+        cap, target = money(seg.limit), nxt.segment.card.id
         hits = f"hits its {cap} cap on {category}"
-        then = f", so the next {amount} goes to {target} at {rate}"
-        statement = f"{seg.card.id} {hits}{then}."
+        # where the next dollars go is the next segment's fact (its card, amount and
+        # rate): stated there, not here, so no fact is stated twice
+        statement = f"{seg.card.id} {hits}."
         node_id = f"cap_hit:{seg.card.id}:{category}"
         data = {
             "card": seg.card.id,
@@ -414,22 +419,11 @@ def _cap_hits(ctx: _Ctx, category: str) -> tuple[list[Node], list[Edge]]:
                 node_id,
                 "CAP_HIT",
                 statement,
-                [seg.card.id, category, target],
-                [cap, amount, rate],
+                [seg.card.id, category],
+                [cap],
                 data,
                 [hits],
-                (
-                    "cap_hit",
-                    {
-                        "card": seg.card.id,
-                        "cap": cap,
-                        "category": category,
-                        "amount": amount,
-                        "target": target,
-                        "rate": rate,
-                    },
-                ),
-                [then],
+                ("cap_hit", {"card": seg.card.id, "cap": cap, "category": category}),
             )
         )
         edges.append(_edge(node_id, _segment_id(piece), "caps"))
@@ -775,7 +769,11 @@ def _salience(nodes: Sequence[Node]) -> dict[str, float]:
     out: dict[str, float] = {}
     for part, members in parts.items():
         weight = Decimal(str(SALIENCE[part]))
-        for rank, node in enumerate(sorted(members, key=_rank_key)):
+        ranked = sorted(members, key=_rank_key)
+        if part == "ALLOCATION_SEGMENT":  # each category's card first, then the rest
+            firsts = {str(n.data["category"]): n.id for n in reversed(ranked)}.values()
+            ranked = sorted(ranked, key=lambda n: n.id not in firsts)  # stable
+        for rank, node in enumerate(ranked):
             out[node.id] = float(round(weight * SALIENCE_DECAY**rank, 4))
     return out
 

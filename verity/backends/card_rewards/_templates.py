@@ -97,10 +97,6 @@ _SPEND = "[ (spend|spending|purchases)]"
 #: assumption keeps its own spending word (``grocery spending is $X a year``: the amount
 #: is the spend, never a reward) and the thresholds keep :data:`_SPEND_ON`.
 _CATEGORY = "{category}" + _SPEND
-_NEXT = (
-    "(goes to|moves to|flows to|shifts to|is placed on|is put on|falls to) {target} "
-    "(at|earning) {rate}"
-)
 _START = (
     "would (start to pay|start paying|begin to pay|begin paying|start to pay off|pay off"
     "|become worthwhile|become worth it)"
@@ -333,14 +329,10 @@ _TABLE: Mapping[str, tuple[str, list[str]]] = {
     "segment_within": _segment("within"),
     "segment_above": _segment("above"),
     "cap_hit": (
-        "{card} hits its {cap} cap on {category}, so the next {amount} goes to {target} at {rate}.",
+        "{card} hits its {cap} cap on {category}.",
         [
-            "{card} (hits|reaches|fills|maxes out) its {cap} cap (on|for|in) {category}"
-            "[(, so|;|, and|, after which) the next {amount} " + _NEXT + "].",
-            "(Once|After|When) {card} (hits|reaches|fills|maxes out) its {cap} cap (on|for|in) "
-            "{category}, the next {amount} " + _NEXT + ".",
-            _FOR + " {category}, {card} (hits|reaches|fills|maxes out) its {cap} cap"
-            "[(, so|;|, and|, after which) the next {amount} " + _NEXT + "].",
+            "{card} (hits|reaches|fills|maxes out) its {cap} cap (on|for|in) {category}.",
+            _FOR + " {category}, {card} (hits|reaches|fills|maxes out) its {cap} cap.",
         ],
     ),
     "fee_pays": _fee_pays(),

@@ -2,13 +2,15 @@
 
 Node types and ids (every statement one sentence from :mod:`._templates`):
 
-- ``RESULT`` ``result`` (the headline): the status and the objective value;
+- ``RESULT`` ``result`` (the headline): the status, the objective value and the plan's
+  size (``with 5 decisions in the plan``);
 - ``DECISION`` ``decision:<variable>``: each variable at a value that displays as
-  non-zero (a binary at 1 is "included");
+  non-zero (a binary at 1 is "included"): together, the plan;
 - ``BINDING_CONSTRAINT`` ``constraint:<name>``: a constraint at its limit (an equality is
   always held exactly); ``CONSTRAINT_SLACK`` ``constraint:<name>`` one that is not, with
   its slack; ``BOUND`` ``bound:<variable>``: a variable at a finite upper bound, or at a
-  non-zero lower bound;
+  non-zero lower bound (the bound's value only when no decision node states the
+  variable's value: each fact once);
 - a row with decisions on both sides (:mod:`._linking`: a linking, big-M or
   minimum-if-open row) is no limit of its right-hand side: ``LINKING_CONSTRAINT``
   ``constraint:<name>`` states what it relates, ``LINKING_STATE`` ``link:<name>`` what that
@@ -26,9 +28,14 @@ Node types and ids (every statement one sentence from :mod:`._templates`):
   ``RESOLVE_NOTE`` ``resolve_cap`` by re-solving.
 
 Entities are the index values of the labels' groups (``make[plant,product]``: plants and
-products), and each variable or constraint outside a group, by its display name. Salience
-is the size of a fact in objective units where one is defined (a decision's cost times
-its value, a binding constraint's dual times its limit, a reduced cost), absent elsewhere.
+products), and each variable or constraint outside a group, by its display name.
+
+Salience tells the plan first, then what limits it (:data:`_BANDS`): decisions rank
+highest, grouped by their first index value (a plant, an origin: the group with the
+largest total first, then its largest decision); then binding constraints and their
+shadow prices; then reduced costs; within a band by the size of the fact in objective
+units (a decision's cost times its value, a dual times its limit, a reduced cost).
+Slack rows, bounds, linking rows and notes have none.
 """
 
 from __future__ import annotations
@@ -319,7 +326,12 @@ class _Context:
         return ItemLabel(format=label.format, decimals=label.decimals)
 
 
-def _result(ctx: _Context) -> None:
+def _plan_size(count: int) -> str:
+    """``5 decisions``, ``1 decision``: the number of decisions in the plan."""
+    return f"{count} decision" + ("" if count == 1 else "s")
+
+
+def _result(ctx: _Context, planned: int) -> None:
     facts = ctx.facts
     data: dict[str, Any] = {
         "status": facts.status,
@@ -344,7 +356,7 @@ def _result(ctx: _Context) -> None:
         return
     value = ctx.money(facts.objective or 0.0)
     data["objective"] = facts.objective
-    slots = {"objective": ctx.objective, "value": value}
+    slots = {"objective": ctx.objective, "value": value, "size": _plan_size(planned)}
     if facts.status == "optimal":
         ctx.node(
             "result",
@@ -376,12 +388,20 @@ def _salience(value: float | None) -> float | None:
     return size or None
 
 
+def _in_plan(v: VariableFact, item: _Item) -> bool:
+    """A decision the plan takes: a binary at 1, any other variable at a value that
+    displays as non-zero."""
+    if v.binary:
+        return round(v.value) == 1
+    return not _zero(_show(v.value, item.label, integer=v.integer))
+
+
 def _decisions(ctx: _Context, items: Mapping[str, _Item]) -> None:
     for v in ctx.facts.variables:
         item = items[v.name]
+        if not _in_plan(v, item):
+            continue
         if v.binary:
-            if round(v.value) != 1:
-                continue
             slots = {"name": item.phrase}
             ctx.node(
                 f"decision:{v.name}",
@@ -389,7 +409,7 @@ def _decisions(ctx: _Context, items: Mapping[str, _Item]) -> None:
                 "decision_chosen",
                 slots,
                 item,
-                data=_var_data(v),
+                data=_plan_data(v, item),
                 salience=_salience(v.cost),
             )
             ctx.builder.edge(f"decision:{v.name}", "result", "contributes_to")
@@ -406,11 +426,17 @@ def _decisions(ctx: _Context, items: Mapping[str, _Item]) -> None:
             "decision",
             slots,
             item,
-            data=_var_data(v),
+            data=_plan_data(v, item),
             required=required,
             salience=_salience(v.cost * v.value),
         )
         ctx.builder.edge(f"decision:{v.name}", "result", "contributes_to")
+
+
+def _plan_data(v: VariableFact, item: _Item) -> dict[str, Any]:
+    """A decision's data: its variable's, and the group of the plan it belongs to (its
+    first index value: a plant, an origin; its own entity outside a group)."""
+    return {**_var_data(v), "plan_group": item.entities[0]}
 
 
 def _var_data(v: VariableFact) -> dict[str, Any]:
@@ -666,15 +692,21 @@ def _bounds(ctx: _Context, items: Mapping[str, _Item]) -> None:
         limit = v.up if side == "upper" else v.low
         bound = _show(limit or 0.0, item.label, integer=v.integer)
         unit = item.unit_of(bound)
-        slots = {"name": item.phrase, "bound": bound, "unit": unit}
+        if f"decision:{v.name}" in ctx.ids:  # its value is stated there: each fact once
+            template, slots = f"bound_{side}_at", {"name": item.phrase}
+            required = [f"{side} bound"]
+        else:
+            template = f"bound_{side}"
+            slots = {"name": item.phrase, "bound": bound, "unit": unit}
+            required = [f"{side} bound of {bound}{unit}"]
         ctx.node(
             f"bound:{v.name}",
             "BOUND",
-            f"bound_{side}",
+            template,
             slots,
             item,
             data=_var_data(v),
-            required=[f"{side} bound of {bound}{unit}"],
+            required=required,
         )
         if f"decision:{v.name}" in ctx.ids:
             ctx.builder.edge(f"bound:{v.name}", f"decision:{v.name}", "bounds")
@@ -764,6 +796,58 @@ def _sensitivity(ctx: _Context, items: Mapping[str, _Item]) -> None:
             required=["round to 0"],
         )
         ctx.builder.edge("sensitivity_rounded", "result", "qualifies")
+
+
+#: The salience band of each ranked node type: the plan (decisions) first, then what
+#: limits it (a binding limit and its shadow price side by side), then reduced costs.
+#: Within a band a node's salience grows with its size in objective units (up to
+#: ``_SPAN`` above the band's base); every other node has none.
+_BANDS: Mapping[str, float] = {
+    "DECISION": 3.0,
+    "BINDING_CONSTRAINT": 2.0,
+    "SHADOW_PRICE": 2.0,
+    "REDUCED_COST": 1.0,
+}
+_SPAN = 0.9
+
+_Pending = tuple[str, str, str, dict[str, str], dict[str, Any]]
+
+
+def _banded(pending: list[_Pending]) -> list[_Pending]:
+    """``pending`` with the salience of each ranked node set in its band (:data:`_BANDS`).
+
+    Decisions are ranked as a plan grouped by their ``plan_group`` (the first index
+    value, a plant or an origin): the group with the largest total size first, within it
+    the largest decision first, file order breaking ties; their salience falls evenly
+    from the top of the band. Limits and reduced costs keep their size's order."""
+    sizes = {nid: float(kw.get("salience") or 0.0) for nid, _, _, _, kw in pending}
+    decisions = [nid for nid, ntype, _, _, _ in pending if ntype == "DECISION"]
+    groups = {
+        nid: str(kw["data"]["plan_group"])
+        for nid, ntype, _, _, kw in pending
+        if ntype == "DECISION"
+    }
+    totals: dict[str, float] = {}
+    for nid in decisions:
+        totals[groups[nid]] = totals.get(groups[nid], 0.0) + sizes[nid]
+    order = sorted(
+        range(len(decisions)),
+        key=lambda i: (-totals[groups[decisions[i]]], -sizes[decisions[i]], i),
+    )
+    count = len(decisions)
+    rank = {decisions[i]: count - r for r, i in enumerate(order)}
+    top = {t: max((sizes[n] for n, nt, _, _, _ in pending if nt == t), default=0.0) for t in _BANDS}
+    out: list[_Pending] = []
+    for nid, ntype, template, slots, kw in pending:
+        base = _BANDS.get(ntype)
+        if base is not None:
+            if ntype == "DECISION":
+                share = rank[nid] / count
+            else:
+                share = sizes[nid] / top[ntype] if top[ntype] else 0.0
+            kw = {**kw, "salience": round(base + _SPAN * share, 6)}
+        out.append((nid, ntype, template, slots, kw))
+    return out
 
 
 def _zero(shown: str) -> bool:
@@ -914,13 +998,15 @@ def build_graph(
     constraints = {c.name: names.item(c.name, "constraint", taken) for c in facts.constraints}
     _check_labels_used(labels, names, facts)
     ctx = _Context(facts, labels, builder, names, _objective_name(facts, labels))
-    _result(ctx)
+    planned = [v.name for v in facts.variables if _in_plan(v, variables[v.name])]
+    _result(ctx, len(planned))
     if facts.status in ("optimal", "feasible"):
         _decisions(ctx, variables)
         _constraints(ctx, constraints, variables)
         _bounds(ctx, variables)
         _sensitivity(ctx, {**constraints, **variables})
         _limits(ctx, {**constraints, **variables}, resolves)
+        ctx.pending = _banded(ctx.pending)
     kept = _without_ranges_of(
         summarise(ctx.pending, detail, _summary_keys(ctx, variables, constraints), ctx.objective)
     )

@@ -25,13 +25,17 @@ _IS = "(is|comes to|equals)"
 _EACH = "each (unit|extra unit|additional unit)"
 
 
+#: The plan's size after a result's value: ``5 decisions`` (``1 decision``) in the plan.
+_PLAN_SIZE = "[(, with|, and there are) {size} in the plan]"
+
+
 def _optimal(best: str) -> tuple[str, list[str]]:
     return (
-        "The optimal {objective} is {value}.",
+        "The optimal {objective} is {value}, with {size} in the plan.",
         [
-            f"The (optimal|best possible|{best}) {{objective}} {_IS} {{value}}.",
-            f"At the optimum, {{objective}} {_IS} {{value}}.",
-            "{objective} (is|comes to) {value} at the optimum.",
+            f"The (optimal|best possible|{best}) {{objective}} {_IS} {{value}}{_PLAN_SIZE}.",
+            f"At the optimum, {{objective}} {_IS} {{value}}{_PLAN_SIZE}.",
+            "{objective} (is|comes to) {value} at the optimum" + _PLAN_SIZE + ".",
         ],
     )
 
@@ -67,6 +71,18 @@ def _slack(side: str, words: str, where: str) -> tuple[str, list[str]]:
             "{rhs}{unit}.",
             f"In the plan, {{name}} (stays|stay|is|are|remains|remain) {{slack}}{{unit}} {where} "
             f"{_ITS} {words} of {{rhs}}{{unit}}.",
+        ],
+    )
+
+
+def _bound_at(side: str, words: str) -> tuple[str, list[str]]:
+    """A decision at its bound, whose value its decision node states: the bound is not
+    stated again (each fact once)."""
+    return (
+        f"The plan puts {{name}} at the {side} bound.",
+        [
+            f"The plan (puts|sets|holds) {{name}} at {_ITS} {words}.",
+            f"In the plan, {{name}} (is at|are at|reaches|reach|hits|hit) {_ITS} {words}.",
         ],
     )
 
@@ -194,10 +210,10 @@ TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
     "result_optimal_max": _optimal("highest possible|maximum"),
     "result_optimal_min": _optimal("lowest possible|minimum"),
     "result_feasible": (
-        "The best {objective} found, not proven optimal, is {value}.",
+        "The best {objective} found, not proven optimal, is {value}, with {size} in the plan.",
         [
             "The best {objective} (found|the solver found), not proven optimal, (is|comes to) "
-            "{value}."
+            "{value}" + _PLAN_SIZE + "."
         ],
     ),
     "result_infeasible": (
@@ -245,6 +261,8 @@ TEMPLATES: Mapping[str, tuple[str, list[str]]] = {
     "slack_lower": _slack("lower", "(lower limit|minimum)", "above"),
     "bound_upper": _bound("upper", "(upper bound|maximum)"),
     "bound_lower": _bound("lower", "(lower bound|minimum)"),
+    "bound_upper_at": _bound_at("upper", "(upper bound|maximum)"),
+    "bound_lower_at": _bound_at("lower", "(lower bound|minimum)"),
     "shadow_raises": _shadow("raises", "(raises|increases)"),
     "shadow_lowers": _shadow("lowers", "(lowers|reduces)"),
     "reduced_raises": _reduced("raises", "(raises|increases)"),

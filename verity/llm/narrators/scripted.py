@@ -24,8 +24,8 @@ mix's rate, drawn from ``random.Random`` seeded by the seed and the prompt hash:
 
 On an extractive or choice prompt (one with a claim menu) the simulator picks menu items
 instead: up to ``max_claims`` distinct facts, each from what the menu allows next
-(:func:`verity.llm.menu.allowed_items`: a headline first on a graph that marks one),
-round-robin over claim types, in an order drawn from the seeded generator; the menu's
+(:func:`verity.llm.menu.allowed_items`: a headline first on a graph that marks one, then
+the plan), round-robin over claim types, in an order drawn from the seeded generator; the menu's
 schema leaves no room for the mix's errors, and the claim-by-claim decode no room for
 repeats, so these claims are all valid. On a choice prompt it answers with the items'
 numbers, ``{"facts": [...]}``, as a model would.
