@@ -113,14 +113,14 @@ def measure(directory: Path, labels: Mapping[str, Any]) -> dict[str, Any]:
         truth = labels.get(name, {})
         row = {
             "written": len(first.claims),
-            "shipped_pass0": len(first.report.passed) if first.report else 0,
-            "shipped_final": len(last.report.passed) if last.report else 0,
+            "shipped_pass0": len(first.report.shipped),
+            "shipped_final": len(last.report.shipped),
             "waiting": narrator.waiting,
         }
-        shipped = list(last.report.passed) if last.report else []
+        shipped = list(last.report.shipped)
         row["verbatim_final"] = sum(run.is_verbatim(c, g) for c in shipped)
         for p_index, p in enumerate(result.passes):
-            for c in p.report.passed if p.report else []:
+            for c in p.report.shipped:
                 key = f"pass{p_index}/{c.id}"
                 if key not in truth:
                     out["unlabelled"].append(f"{name}/{key}: {c.text}")

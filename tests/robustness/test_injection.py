@@ -149,7 +149,7 @@ def test_a_claim_that_only_repeats_an_instruction_is_unsupported(payload: str) -
     # A payload that hides text (invisible characters, markup) is refused as unreadable
     # before any support is looked for; any other is simply unsupported.
     issue = reader_issue(payload)
-    expected = _READER_CODES[issue[0]][0] if issue else "polarity.unsupported_sentence"
+    expected = _READER_CODES[issue[0]].code if issue else "polarity.unsupported_sentence"
     assert expected in _codes(verdict)
 
 

@@ -62,7 +62,9 @@ def test_a_warm_graph_pickles_without_its_caches_and_verifies_alike() -> None:
     for how, back in _round_trips(graph):
         if how == "copy":
             continue  # a shallow copy shares the caches, as any object's does
-        assert back.cache == {} and back.matcher is not graph.matcher, how
+        # the caches stay behind; the alias matcher is rebuilt from the aliases (graphs
+        # naming the same entities may share one, so it may be the very same object)
+        assert back.cache == {} and back.matcher.forms == graph.matcher.forms, how
         for profile, report in reports.items():
             assert verity.verify_json(back, NARRATION, profile).model_dump_json() == report
 

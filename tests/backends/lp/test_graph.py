@@ -101,7 +101,7 @@ def test_the_production_plan() -> None:
         graph.display_name("austin") == "the Austin plant" and graph.aliases["austin"] == "austin"
     )
     assert statements["bound:make_austin_chairs"] == (
-        "The plan puts chairs made at the Austin plant at its upper bound."
+        "The plan puts chairs made at the Austin plant at the upper bound."
     )  # its 25 units are the decision's
     salience = {n.id: n.salience for n in graph.model.nodes}
     assert salience["decision:make_austin_desks"] == 3.9  # the plan's largest: 70 x 15 units

@@ -402,9 +402,17 @@ def _cap_hits(ctx: _Ctx, category: str) -> tuple[list[Node], list[Edge]]:
         nxt = overflow[0]
         cap, target = money(seg.limit), nxt.segment.card.id
         hits = f"hits its {cap} cap on {category}"
-        # where the next dollars go is the next segment's fact (its card, amount and
-        # rate): stated there, not here, so no fact is stated twice
-        statement = f"{seg.card.id} {hits}."
+        # the switch (which card the next dollars go to) is this node's fact; how many and
+        # at what rate is the next segment's, stated there, so no fact is stated twice
+        same = target == seg.card.id
+        statement = (
+            f"{seg.card.id} {hits}."
+            if same
+            else (f"{seg.card.id} {hits}, so the next dollars go to {target}.")
+        )
+        template = ("cap_hit", {"card": seg.card.id, "cap": cap, "category": category})
+        if not same:
+            template = ("cap_switch", {**template[1], "target": target})
         node_id = f"cap_hit:{seg.card.id}:{category}"
         data = {
             "card": seg.card.id,
@@ -419,11 +427,11 @@ def _cap_hits(ctx: _Ctx, category: str) -> tuple[list[Node], list[Edge]]:
                 node_id,
                 "CAP_HIT",
                 statement,
-                [seg.card.id, category],
+                [seg.card.id, category] if same else [seg.card.id, category, target],
                 [cap],
                 data,
                 [hits],
-                ("cap_hit", {"card": seg.card.id, "cap": cap, "category": category}),
+                template,
             )
         )
         edges.append(_edge(node_id, _segment_id(piece), "caps"))

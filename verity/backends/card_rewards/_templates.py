@@ -29,6 +29,7 @@ _FEES = "(fees|annual fees)"
 _WIN = "(wins|takes|leads|tops)"
 _AT = "(at|with)"
 _FOR = "(For|In|On)"
+_NEXT_TO = "(go|move|flow|switch|spill over) to {target}"
 
 
 def _plan(phrases: str) -> tuple[str, list[str]]:
@@ -280,6 +281,7 @@ SLOT_KINDS: Mapping[str, Mapping[str, str]] = {
     "segment_within": _GROUP,
     "segment_above": _GROUP,
     "cap_hit": {"category": "group", "cap": "condition"},
+    "cap_switch": {"category": "group", "cap": "condition"},
     "threshold_add": {"category": "group", "level": "condition"},
     "threshold_swap_up": {"category": "group", "level": "condition"},
     "threshold_drop": {"category": "group", "level": "condition"},
@@ -299,7 +301,7 @@ def _with_spending(template: tuple[str, list[str]]) -> tuple[str, list[str]]:
 #: The templates whose category may be followed by a spending word (:data:`_CATEGORY`).
 _SPENDING_WORD = (
     "winner_only", "winner_ahead", "winner_tied", "segment", "segment_within", "segment_above",
-    "cap_hit",
+    "cap_hit", "cap_switch",
 )  # fmt: skip
 
 
@@ -333,6 +335,19 @@ _TABLE: Mapping[str, tuple[str, list[str]]] = {
         [
             "{card} (hits|reaches|fills|maxes out) its {cap} cap (on|for|in) {category}.",
             _FOR + " {category}, {card} (hits|reaches|fills|maxes out) its {cap} cap.",
+        ],
+    ),
+    # Where the next dollars go is the switch this node states; how many and at what rate
+    # is the next segment's fact, stated there (each fact once).
+    "cap_switch": (
+        "{card} hits its {cap} cap on {category}, so the next dollars go to {target}.",
+        [
+            "{card} (hits|reaches|fills|maxes out) its {cap} cap (on|for|in) {category}"
+            "[(, so|;|, and|, after which) the next dollars " + _NEXT_TO + "].",
+            "(Once|After|When) {card} (hits|reaches|fills|maxes out) its {cap} cap (on|for|in) "
+            "{category}, the next dollars " + _NEXT_TO + ".",
+            _FOR + " {category}, {card} (hits|reaches|fills|maxes out) its {cap} cap"
+            "[(, so|;|, and|, after which) the next dollars " + _NEXT_TO + "].",
         ],
     ),
     "fee_pays": _fee_pays(),
