@@ -166,10 +166,14 @@ def test_node_figures_agree_with_each_other(name: str) -> None:
         if node["type"] == "CAP_HIT":
             overflow = targets.get((node["id"], "overflow_to"), [])
             assert overflow == data["overflow_segments"] and overflow
-            # the cap alone: where the next dollars go is the overflow segment's fact
+            # the cap and the card the next dollars go to; how many and at what rate is
+            # the overflow segment's fact, stated there
             assert node["numbers"] == [node["slots"]["cap"]]
-            assert node["entities"] == [data["card"], data["category"]]
-            assert nodes[overflow[0]]["data"]["category"] == data["category"]
+            nxt = nodes[overflow[0]]["data"]
+            assert nxt["category"] == data["category"]
+            switch = [] if data["overflow_to_same_card"] else [nxt["card"]]
+            assert node["entities"] == [data["card"], data["category"], *switch]
+            assert node["slots"].get("target") == (switch[0] if switch else None)
         if node["type"] == "FEE_BREAK_EVEN":
             gain, fee = Decimal(str(data["gain_before_fee"])), Decimal(str(data["annual_fee"]))
             assert Decimal(str(data["net_added"])) == gain - fee
