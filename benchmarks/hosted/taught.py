@@ -32,6 +32,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 TAUGHT = HERE / "taught"
+ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
 import run  # noqa: E402  (the hosted benchmark's graph references and verbatim rule)
@@ -50,7 +51,32 @@ GRAPHS: Mapping[str, str] = {
     "sql-sample": "sql/sample",
     "lp-production-plan": "lp/production_plan",
     "lp-staff-schedule": "lp/staff_schedule",
+    "lp-budget": "lpfile:tests/fixtures/lp/plan/budget",
+    "lp-transport": "lpfile:tests/fixtures/lp/plan/transport",
+    "lp-blend": "lpfile:tests/fixtures/lp/plan/blend",
+    "whatif-production-plan": "whatif:production_plan:hours_austin=250",
 }
+
+
+def graph_of(ref: str) -> Any:
+    """:func:`run.graph_of`, and ``lpfile:PATH`` (``PATH.lp`` with ``PATH.labels.json``,
+    from the repository root, solved now) and ``whatif:EXAMPLE:NAME=VALUE`` (an
+    optimization example re-solved with one change: :func:`verity.what_if`)."""
+    kind, _, rest = ref.partition(":")
+    if kind == "lpfile":
+        from verity.backends.pulp import graph_from_file
+
+        return graph_from_file(ROOT / f"{rest}.lp", ROOT / f"{rest}.labels.json")
+    if kind == "whatif":
+        import verity
+        from verity.backends.pulp import read_model
+
+        example, _, change = rest.partition(":")
+        name, _, value = change.partition("=")
+        problem = read_model(run.EXAMPLES / f"{example}.lp")
+        labels = run.EXAMPLES / f"{example}.labels.json"
+        return verity.what_if(problem, {name: float(value)}, labels=labels)
+    return run.graph_of(ref)
 
 
 def prompt_text(prompt: Prompt) -> str:
@@ -96,7 +122,7 @@ class Recorded:
 def write_prompts(directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     for name, ref in GRAPHS.items():
-        prompt = build_prompt(run.graph_of(ref), "grounded")
+        prompt = build_prompt(graph_of(ref), "grounded")
         (directory / f"{name}.pass0.txt").write_text(prompt_text(prompt), "utf-8")
 
 
@@ -105,7 +131,7 @@ def measure(directory: Path, labels: Mapping[str, Any]) -> dict[str, Any]:
     for name, ref in GRAPHS.items():
         if not (directory / f"{name}.pass0.reply.json").exists():
             continue
-        g = run.graph_of(ref)
+        g = graph_of(ref)
         narrator = Recorded(name, directory)
         result = narrate_and_verify(g, narrator, "grounded", profile="strict", repairs=1)
         first = result.passes[0]

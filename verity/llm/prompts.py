@@ -136,7 +136,8 @@ _GROUNDED_TASK = (
     '- "cited_evidence_ids": ids of the nodes that state the fact. DATA "nodes" maps '
     "each node type to its nodes (id: statement). Cite a node of every type that the "
     "claim type must cite.\n"
-    '- "text": one sentence that reuses the wording of a cited statement.\n'
+    '- "text": one sentence that reuses the wording of a cited statement; for a claim type '
+    'that DATA "states" lists, the statement of a cited node of one of those types.\n'
     '- "entities": the ids (keys of DATA "entities") of every entity the text names. '
     "Each list holds the names a text may use for it, its name first: write the name, "
     "not the id.\n"
@@ -385,6 +386,17 @@ def _claim_types(usable: Sequence[tuple[Rule, list[list[str]]]]) -> dict[str, An
     return {rule.claim_type: [" or ".join(req) for req in reqs] for rule, reqs in usable}
 
 
+def _states(usable: Sequence[tuple[Rule, list[list[str]]]]) -> dict[str, list[str]]:
+    """Claim type -> the node types whose statement its text must rest on (the gate's
+    ``claim_type.text_not_narrated``), for the claim types that narrate given types."""
+    out: dict[str, list[str]] = {}
+    for rule, _ in usable:
+        narrated = rule.narrated_types()
+        if narrated is not None:
+            out[rule.claim_type] = sorted(narrated)
+    return out
+
+
 def _nodes_by_type(graph: EvidenceGraph, nodes: Sequence[NodeModel]) -> dict[str, dict[str, str]]:
     """Node type -> node id -> statement, entities written by their display names."""
     grouped: dict[str, dict[str, str]] = {}
@@ -480,6 +492,7 @@ def _grounded_sections(
     return [
         *_backend_section(graph),
         ("claim_types", _claim_types(usable)),
+        *([("states", states)] if (states := _states(usable)) else []),
         ("nodes", _nodes_by_type(graph, nodes)),
         *([("forms", forms)] if forms else []),
         *([("optional", optional)] if optional else []),
