@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,9 +46,58 @@ BACKENDS = ("card_rewards", "sql", "lp")
 import verity  # noqa: E402
 from verity.bench.adversarial import declare  # noqa: E402
 from verity.errors import VerityError  # noqa: E402
-from verity.llm.narrators.base import Attempt, Narrator, Usage, output_attempt  # noqa: E402
+from verity.llm.narrators.base import (  # noqa: E402
+    Attempt,
+    Narrator,
+    Usage,
+    api_error_attempt,
+    output_attempt,
+)
 from verity.llm.prompts import Prompt, approx_tokens, build_prompt  # noqa: E402
 from verity.text.normalize import normalize  # noqa: E402
+
+
+class Recorded:
+    """A narrator whose replies are the recorded ones (``NAME.passN.reply.json`` in
+    ``directory``; NAME is ``name``, else the prompt's graph id made a file name); a missing
+    reply writes the prompt it was asked (``NAME.passN.txt``) and answers with
+    ``replay.missing`` (our own logic, no model)."""
+
+    def __init__(self, directory: Path, name: str | None = None) -> None:
+        self.name_ = name
+        self.dir = directory
+        self.waiting = False
+
+    @property
+    def name(self) -> str:
+        return "recorded"
+
+    def narrate(self, prompt: Prompt) -> Attempt:
+        name = self.name_ or re.sub(r"[^a-z0-9]+", "-", prompt.graph_id.lower()).strip("-")
+        reply = self.dir / f"{name}.pass{prompt.pass_index}.reply.json"
+        if not reply.exists():
+            (self.dir / f"{name}.pass{prompt.pass_index}.txt").write_text(
+                prompt_text(prompt), "utf-8"
+            )
+            self.waiting = True
+            return api_error_attempt(
+                prompt, narrator="recorded", model="recorded", code="replay.missing",
+                message=f"no recorded reply {reply.name}",
+            )  # fmt: skip
+        return output_attempt(
+            prompt,
+            narrator="recorded",
+            model="recorded",
+            raw_text=reply.read_text("utf-8"),
+            finish_reason="stop",
+            usage=Usage(),
+            latency_s=0.0,
+        )
+
+
+def prompt_text(prompt: Prompt) -> str:
+    """The prompt as the model reads it: each message with its role."""
+    return "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in prompt.messages())
 
 
 def load_fixtures(path: Path = FIXTURES) -> dict[str, Any]:
@@ -79,15 +129,20 @@ def narration_of(case: Mapping[str, Any], g: verity.EvidenceGraph) -> dict[str, 
     return {"format": "verity.narration/1", "graph_id": g.graph_id, "claims": claims}
 
 
-def is_verbatim(claim: Any, g: verity.EvidenceGraph) -> bool:
+def is_verbatim(claim: Any, g: verity.EvidenceGraph, *, named: bool = False) -> bool:
     """The claim's text is one of its cited nodes' statements, word for word (letter case,
-    width and spacing aside)."""
+    width and spacing aside); with ``named``, also the statement with its entities written
+    by their display names (as the grounded prompt lists it)."""
 
     def key(text: str) -> str:
         return " ".join(normalize(text).split()).rstrip(". ")
 
+    def forms(statement: str) -> set[str]:
+        return {key(statement), key(g.named(statement))} if named else {key(statement)}
+
     text = key(claim.text)
-    return any(key(g.nodes[i].statement) == text for i in claim.cited_evidence_ids if i in g.nodes)
+    cited = [g.nodes[i].statement for i in claim.cited_evidence_ids if i in g.nodes]
+    return any(text in forms(s) for s in cited)
 
 
 def restate_supported() -> str | None:
@@ -334,6 +389,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--response-format", help="json_schema, json_object or auto (openai)")
     parser.add_argument("--timeout", type=float, help="seconds per request (openai)")
     parser.add_argument("--max-tokens", type=int, help="output tokens per repair call")
+    parser.add_argument(
+        "--recorded",
+        type=Path,
+        help="repair with the replies recorded in this directory (a missing one writes its "
+        "prompt there: GRAPH.pass1.txt)",
+    )
     parser.add_argument("--restate", action="store_true", help="restate when verity can")
     parser.add_argument("--json", action="store_true", help="print the counts as JSON")
     parser.add_argument("--verbose", action="store_true", help="list refused true claims")
@@ -351,6 +412,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "max_tokens": args.max_tokens,
             }
             narrator = narrator_from_spec(args.narrator, **options)
+        elif args.recorded:
+            args.recorded.mkdir(parents=True, exist_ok=True)
+            narrator = Recorded(args.recorded)
         restate = restate_supported() if args.restate else None
         result = measure(data, narrator=narrator, restate=restate)
     except (OSError, ValueError, VerityError) as exc:

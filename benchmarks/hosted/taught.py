@@ -37,8 +37,7 @@ sys.path.insert(0, str(HERE))
 
 import run  # noqa: E402  (the hosted benchmark's graph references and verbatim rule)
 
-from verity.llm.narrators.base import Attempt, Usage, api_error_attempt, output_attempt  # noqa: E402
-from verity.llm.prompts import Prompt, build_prompt  # noqa: E402
+from verity.llm.prompts import build_prompt  # noqa: E402
 from verity.llm.repair import narrate_and_verify  # noqa: E402
 
 #: The graphs: both backends, the two optimization examples and card plans of each kind.
@@ -79,51 +78,11 @@ def graph_of(ref: str) -> Any:
     return run.graph_of(ref)
 
 
-def prompt_text(prompt: Prompt) -> str:
-    """The prompt as the model reads it: each message with its role."""
-    return "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in prompt.messages())
-
-
-class Recorded:
-    """A narrator whose replies are the recorded ones; a missing reply writes the prompt it
-    was asked and answers with ``replay.missing`` (our own logic, no model)."""
-
-    def __init__(self, name: str, directory: Path) -> None:
-        self.name_ = name
-        self.dir = directory
-        self.waiting = False
-
-    @property
-    def name(self) -> str:
-        return "recorded"
-
-    def narrate(self, prompt: Prompt) -> Attempt:
-        reply = self.dir / f"{self.name_}.pass{prompt.pass_index}.reply.json"
-        if not reply.exists():
-            (self.dir / f"{self.name_}.pass{prompt.pass_index}.txt").write_text(
-                prompt_text(prompt), "utf-8"
-            )
-            self.waiting = True
-            return api_error_attempt(
-                prompt, narrator="recorded", model="recorded", code="replay.missing",
-                message=f"no recorded reply {reply.name}",
-            )  # fmt: skip
-        return output_attempt(
-            prompt,
-            narrator="recorded",
-            model="recorded",
-            raw_text=reply.read_text("utf-8"),
-            finish_reason="stop",
-            usage=Usage(),
-            latency_s=0.0,
-        )
-
-
 def write_prompts(directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     for name, ref in GRAPHS.items():
         prompt = build_prompt(graph_of(ref), "grounded")
-        (directory / f"{name}.pass0.txt").write_text(prompt_text(prompt), "utf-8")
+        (directory / f"{name}.pass0.txt").write_text(run.prompt_text(prompt), "utf-8")
 
 
 def measure(directory: Path, labels: Mapping[str, Any]) -> dict[str, Any]:
@@ -132,7 +91,7 @@ def measure(directory: Path, labels: Mapping[str, Any]) -> dict[str, Any]:
         if not (directory / f"{name}.pass0.reply.json").exists():
             continue
         g = graph_of(ref)
-        narrator = Recorded(name, directory)
+        narrator = run.Recorded(directory, name)
         result = narrate_and_verify(g, narrator, "grounded", profile="strict", repairs=1)
         first = result.passes[0]
         last = result.passes[-1]
@@ -145,6 +104,7 @@ def measure(directory: Path, labels: Mapping[str, Any]) -> dict[str, Any]:
         }
         shipped = list(last.report.shipped)
         row["verbatim_final"] = sum(run.is_verbatim(c, g) for c in shipped)
+        row["verbatim_named"] = sum(run.is_verbatim(c, g, named=True) for c in shipped)
         for p_index, p in enumerate(result.passes):
             for c in p.report.shipped:
                 key = f"pass{p_index}/{c.id}"
@@ -159,17 +119,19 @@ def measure(directory: Path, labels: Mapping[str, Any]) -> dict[str, Any]:
 def render(result: Mapping[str, Any]) -> str:
     lines = [
         "| graph | claims written | shipped, pass 0 | shipped after one repair "
-        "| verbatim of shipped |",
-        "|---|---:|---:|---:|---:|",
+        "| verbatim of shipped | verbatim, names as displayed |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
-    tot = {"written": 0, "shipped_pass0": 0, "shipped_final": 0, "verbatim_final": 0}
+    tot = dict.fromkeys(
+        ("written", "shipped_pass0", "shipped_final", "verbatim_final", "verbatim_named"), 0
+    )
     for name, row in result["graphs"].items():
         for k in tot:
             tot[k] += row[k]
         wait = " (repair waiting)" if row["waiting"] else ""
         lines.append(
             f"| {name} | {row['written']} | {row['shipped_pass0']} | "
-            f"{row['shipped_final']}{wait} | {row['verbatim_final']} |"
+            f"{row['shipped_final']}{wait} | {row['verbatim_final']} | {row['verbatim_named']} |"
         )
 
     def pct(n: int, d: int) -> str:
@@ -178,7 +140,8 @@ def render(result: Mapping[str, Any]) -> str:
     lines.append(
         f"| all | {tot['written']} | {pct(tot['shipped_pass0'], tot['written'])} | "
         f"{pct(tot['shipped_final'], tot['written'])} | "
-        f"{pct(tot['verbatim_final'], tot['shipped_final'])} |"
+        f"{pct(tot['verbatim_final'], tot['shipped_final'])} | "
+        f"{pct(tot['verbatim_named'], tot['shipped_final'])} |"
     )
     lines.append(f"\nfalse claims shipped: {len(result['escaped'])}")
     lines += [f"  {e}" for e in result["escaped"]]

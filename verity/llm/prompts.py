@@ -153,14 +153,17 @@ _LANGUAGE_TASK = (
     '- a cited node\'s statement, or it with parts that DATA "optional" lists for the '
     "node left out whole;\n"
     '- a wording that DATA "forms" gives for the node\'s template: "reads" is the '
-    "statement's pattern (each {slot} holds the words the node's statement has there), "
+    "statement's pattern (each {slot} holds the value the node's statement has there, an "
+    "entity written by any of its names), "
     '"or" lists other wordings; (a|b) means write a or b, [a] means a may be left out;\n'
     '- declared sentences joined with "; " or ", and"; nodes of one template that '
     'differ only in a "join" slot may share one sentence ("A and B"), citing each node; '
     'the members of an "any_order" slot may come in any order.\n'
     "A scope (a period, place, group or condition) that opens a sentence, as in "
     '"In Q4, ...", governs that sentence and the next ones until another replaces it: '
-    "state in it only facts of that scope."
+    "state in it only facts of that scope.\n"
+    "Write for a person: name entities by their names and use the declared wordings, "
+    "cuts and joins where they read better than the statement as it stands."
 )
 
 #: The data sections that hold the declared language.
