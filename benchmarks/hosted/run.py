@@ -63,9 +63,10 @@ class Recorded:
     reply writes the prompt it was asked (``NAME.passN.txt``) and answers with
     ``replay.missing`` (our own logic, no model)."""
 
-    def __init__(self, directory: Path, name: str | None = None) -> None:
+    def __init__(self, directory: Path, name: str | None = None, *, write: bool = True) -> None:
         self.name_ = name
         self.dir = directory
+        self.write = write
         self.waiting = False
 
     @property
@@ -75,10 +76,11 @@ class Recorded:
     def narrate(self, prompt: Prompt) -> Attempt:
         name = self.name_ or re.sub(r"[^a-z0-9]+", "-", prompt.graph_id.lower()).strip("-")
         reply = self.dir / f"{name}.pass{prompt.pass_index}.reply.json"
-        if not reply.exists():
+        if not reply.exists() and self.write:
             (self.dir / f"{name}.pass{prompt.pass_index}.txt").write_text(
                 prompt_text(prompt), "utf-8"
             )
+        if not reply.exists():
             self.waiting = True
             return api_error_attempt(
                 prompt, narrator="recorded", model="recorded", code="replay.missing",

@@ -85,13 +85,13 @@ def write_prompts(directory: Path) -> None:
         (directory / f"{name}.pass0.txt").write_text(run.prompt_text(prompt), "utf-8")
 
 
-def measure(directory: Path, labels: Mapping[str, Any]) -> dict[str, Any]:
+def measure(directory: Path, labels: Mapping[str, Any], *, write: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {"graphs": {}, "escaped": [], "unlabelled": []}
     for name, ref in GRAPHS.items():
         if not (directory / f"{name}.pass0.reply.json").exists():
             continue
         g = graph_of(ref)
-        narrator = run.Recorded(directory, name)
+        narrator = run.Recorded(directory, name, write=write)
         result = narrate_and_verify(g, narrator, "grounded", profile="strict", repairs=1)
         first = result.passes[0]
         last = result.passes[-1]
