@@ -930,19 +930,6 @@ def _limits(ctx: _Context, items: Mapping[str, _Item], resolves: int | None) -> 
 # --- end of what limits the plan ---
 
 
-def _without_ranges_of(kept: Summarised) -> Summarised:
-    """``kept`` without the cost range of a reduced cost counted in a summary: a range
-    qualifies a stated reduced cost, and a counted one is not stated."""
-    gone = {
-        "cost_range:" + node_id.removeprefix("reduced_cost:")
-        for node_id in kept.dropped
-        if node_id.startswith("reduced_cost:")
-    }
-    if not gone:
-        return kept
-    return Summarised([n for n in kept.nodes if n[0] not in gone], kept.dropped | gone)
-
-
 def _shown(item: _Item, value: float) -> str:
     return _show(value, item.label)
 
@@ -1005,11 +992,13 @@ def build_graph(
         _constraints(ctx, constraints, variables)
         _bounds(ctx, variables)
         _sensitivity(ctx, {**constraints, **variables})
-        _limits(ctx, {**constraints, **variables}, resolves)
         ctx.pending = _banded(ctx.pending)
-    kept = _without_ranges_of(
-        summarise(ctx.pending, detail, _summary_keys(ctx, variables, constraints), ctx.objective)
-    )
+    kept = summarise(ctx.pending, detail, _summary_keys(ctx, variables, constraints), ctx.objective)
+    # what limits the plan is stated of what the graph states one by one (a range of each
+    # stated shadow price and reduced cost, none of one counted in a summary)
+    ctx.pending, ctx.ids = list(kept.nodes), {n[0] for n in kept.nodes}
+    _limits(ctx, {**constraints, **variables}, resolves)
+    kept = Summarised(ctx.pending, kept.dropped)
     named = {e for n in kept.nodes for e in ctx.named.get(n[0], ())}
     for entity in names.entities.values():
         if entity.id in named:

@@ -110,15 +110,13 @@ def ranges_of(facts: SolutionFacts) -> Ranges | None:
     status, ranging = h.getRanging()
     if status != highspy.HighsStatus.kOk:
         return None
-    rhs = {
-        c.name: (_end(ranging.row_bound_dn.value_[i]), _end(ranging.row_bound_up.value_[i]))
-        for i, c in enumerate(facts.constraints)
-    }
-    cost = {
-        v.name: (_end(ranging.col_cost_dn.value_[j]), _end(ranging.col_cost_up.value_[j]))
-        for j, v in enumerate(facts.variables)
-    }
-    duals = {c.name: float(solution.row_dual[i]) for i, c in enumerate(facts.constraints)}
+    # each read of a highspy array copies it whole: read each once
+    row_dn, row_up = list(ranging.row_bound_dn.value_), list(ranging.row_bound_up.value_)
+    cost_dn, cost_up = list(ranging.col_cost_dn.value_), list(ranging.col_cost_up.value_)
+    row_dual = list(solution.row_dual)
+    rhs = {c.name: (_end(row_dn[i]), _end(row_up[i])) for i, c in enumerate(facts.constraints)}
+    cost = {v.name: (_end(cost_dn[j]), _end(cost_up[j])) for j, v in enumerate(facts.variables)}
+    duals = {c.name: float(row_dual[i]) for i, c in enumerate(facts.constraints)}
     return Ranges(rhs=rhs, cost=cost, duals=duals)
 
 
