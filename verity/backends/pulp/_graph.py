@@ -1003,7 +1003,7 @@ def build_graph(
     for entity in names.entities.values():
         if entity.id in named:
             builder.entity(entity.id, entity.kind, name=entity.name, aliases=entity.aliases)
-    add_templates(builder, [n[2] for n in kept.nodes])
+    add_templates(builder, [n[2] for n in kept.nodes], labels.variants)
     for node_id, node_type, template, slots, kw in kept.nodes:
         builder.node(node_id, node_type, template=template, slots=slots, **kw)
         if node_id.startswith("summary:"):

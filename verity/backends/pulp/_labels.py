@@ -14,7 +14,12 @@ optional:
   by ``_``), each with a ``name`` (a noun phrase; a group's may use its kinds as fields:
   ``"{product} made at {plant}"``), a ``unit`` (``"hours"``), and the ``format`` and
   ``decimals`` of its values; a group's ``plural`` (``"routes"``) counts its items where a
-  large graph summarises them (:mod:`._summary`).
+  large graph summarises them (:mod:`._summary`);
+- ``variants``: template id -> variant patterns (``"The plan produces {value}{unit} of
+  {name}."``), appended to the variants that template declares when the graph is built
+  (:func:`._templates.add_templates`); the ids are those of :data:`._templates.TEMPLATES`
+  (an unknown one is refused, naming the closest), each pattern must parse, and the graph
+  loader checks them as any variant (no widening word, no slot the canonical lacks).
 """
 
 from __future__ import annotations
@@ -33,12 +38,15 @@ from pydantic import (
     Field,
     StringConstraints,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
+from verity.backends.pulp._templates import TEMPLATES
 from verity.errors import InputError
 from verity.formats import LP_LABELS_FORMAT
 from verity.jsonio import read_json
+from verity.text.variation import PatternError, parse_pattern
 
 __all__ = [
     "LABELS_FORMAT",
@@ -49,6 +57,7 @@ __all__ = [
     "ObjectiveLabel",
     "load_labels",
     "parse_group",
+    "unknown_template",
 ]
 
 LABELS_FORMAT = LP_LABELS_FORMAT
@@ -60,6 +69,8 @@ Kind = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length
 GraphId = Annotated[
     str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$", max_length=128)
 ]
+#: A variant pattern: one line, not blank.
+VariantText = Annotated[str, StringConstraints(min_length=1, max_length=1000, pattern=ONE_LINE)]
 Format = Literal["money", "integer", "percent", "plain", "year"]
 
 _GROUP = re.compile(r"^(?P<prefix>[^\[\]]+)\[(?P<kinds>[a-z][a-z0-9_]*(?:,[a-z][a-z0-9_]*)*)\]$")
@@ -129,6 +140,23 @@ class Labels(_Model):
     entities: list[EntityLabel] = Field(default_factory=list)
     variables: dict[str, ItemLabel] = Field(default_factory=dict)
     constraints: dict[str, ItemLabel] = Field(default_factory=dict)
+    variants: dict[str, list[VariantText]] = Field(
+        default_factory=dict,
+        description="template id -> variant patterns appended to that template's variants",
+    )
+
+    @field_validator("variants")
+    @classmethod
+    def _check_variants(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for template_id, patterns in value.items():
+            if template_id not in TEMPLATES:
+                raise ValueError(unknown_template(template_id))
+            for pattern in patterns:
+                try:
+                    parse_pattern(pattern)
+                except PatternError as exc:
+                    raise ValueError(f"template {template_id!r}: {exc}") from None
+        return value
 
     @model_validator(mode="after")
     def _check(self) -> Labels:
@@ -162,6 +190,13 @@ class Labels(_Model):
                 if label.format in ("integer", "year") and label.decimals not in (None, 0):
                     raise ValueError(f"{where} {key!r}: the {label.format} format has no decimals")
         return self
+
+
+def unknown_template(template_id: str) -> str:
+    """``no template 'bindng_upper'; closest: 'binding_upper'`` (difflib)."""
+    close = difflib.get_close_matches(template_id, list(TEMPLATES), n=3, cutoff=0.6)
+    hint = "; closest: " + ", ".join(repr(c) for c in close) if close else ""
+    return f"{template_id!r} is no template of the optimization graphs{hint}"
 
 
 def _location(loc: tuple[int | str, ...]) -> str:

@@ -334,18 +334,25 @@ SLOT_KINDS: Mapping[str, Mapping[str, str]] = {
 }
 
 
-def add_templates(builder: GraphBuilder, used: Sequence[str]) -> None:
-    """Add to ``builder`` every template some node uses, in table order."""
+def add_templates(
+    builder: GraphBuilder,
+    used: Sequence[str],
+    extra: Mapping[str, Sequence[str]] | None = None,
+) -> None:
+    """Add to ``builder`` every template some node uses, in table order; ``extra``
+    (template id -> variants, the labels' ``variants``) appends variants to a template's
+    own (each once)."""
     wanted = set(used)
     for tid, (canonical, variants) in TEMPLATES.items():
         if tid in wanted:
             kinds = SLOT_KINDS.get(tid)
             if kinds is not None:  # only the slots the canonical pattern uses
                 kinds = {k: v for k, v in kinds.items() if "{" + k + "}" in canonical}
+            added = (extra or {}).get(tid, ())
             builder.template(
                 tid,
                 canonical,
-                variants,
+                [*variants, *(v for v in dict.fromkeys(added) if v not in variants)],
                 coordinable=COORDINABLE.get(tid, ()),
                 slot_kinds=kinds,
             )

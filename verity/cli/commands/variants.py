@@ -3,11 +3,12 @@
 Reads the claims of narration files (``verity.narration/1``), verifies them under strict
 and, for every sentence the text check alone refuses (every other gate passed), proposes
 the template variant that would accept it (:mod:`verity.core.variants`): per template of
-the graph, or per query of the SQL spec the graph was built from (``--spec``). The
-proposals are printed as a unified diff of the graph's JSON (or of the spec's) on
-standard output; each proposal, accepted or refused with the reason, is one line on
-standard error. ``--write`` writes the changed file in place (nothing is written
-without it).
+the graph, per query of the SQL spec the graph was built from (``--spec``), or per
+template of an optimization graph in the ``variants`` of the labels file it was built
+with (``--labels``). The proposals are printed as a unified diff of the graph's JSON (or
+of the spec's, or of the labels') on standard output; each proposal, accepted or
+refused with the reason, is one line on standard error. ``--write`` writes the changed
+file in place (nothing is written without it).
 
 Exit status: 0 every refused sentence has a proposal (or none was refused), 1 some have
 one, 3 none has; 2 unusable input.
@@ -31,7 +32,7 @@ from verity.files import write_file
 from verity.jsonio import dumps, read_json
 from verity.text.display import one_line
 
-__all__ = ["add_arguments", "add_spec_variants", "run"]
+__all__ = ["add_arguments", "add_label_variants", "add_spec_variants", "run"]
 
 _PROG = "verity variants suggest"
 
@@ -56,28 +57,42 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     suggest.add_argument(
         "narrations", metavar="NARRATION", nargs="+", help="narration files (verity.narration/1)"
     )
-    suggest.add_argument(
+    source = suggest.add_mutually_exclusive_group()
+    source.add_argument(
         "--spec",
         metavar="SPEC",
         help="the SQL spec (verity.sql_spec/1) GRAPH was built from: propose "
         "statement_variants of its queries and diff the spec instead of the graph",
     )
+    source.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="the labels file (verity.lp_labels/1) the optimization graph GRAPH was built "
+        "with (graph-from-lp --labels): propose its variants (template id -> patterns) and "
+        "diff the labels instead of the graph",
+    )
     suggest.add_argument(
         "--write",
         action="store_true",
-        help="write the accepted variants into the file the diff is of (SPEC, else GRAPH)",
+        help="write the accepted variants into the file the diff is of (SPEC or the labels "
+        "FILE, else GRAPH)",
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.write and args.spec is None and args.graph == "-":
-        raise InputError("--write needs GRAPH to be a file (not -), or --spec SPEC")
+    if args.write and args.spec is None and args.labels is None and args.graph == "-":
+        raise InputError(
+            "--write needs GRAPH to be a file (not -), or --spec SPEC or --labels FILE"
+        )
     graph_data = read_json_arg(args.graph, "graph")
     graph = load_graph(graph_data)
     narrations = [_narration(path) for path in args.narrations]
     if args.spec is not None:
         target, before = args.spec, read_json(args.spec, "SQL spec file")
         extra, apply = _spec_mode(before, graph.graph_id)
+    elif args.labels is not None:
+        target, before = args.labels, read_json(args.labels, "labels file")
+        extra, apply = _labels_mode(before, graph.graph_id)
     else:
         target, before = args.graph, graph_data
         extra, apply = None, add_variants
@@ -85,8 +100,8 @@ def run(args: argparse.Namespace) -> int:
     _print_proposals(found.proposals)
     if found.additions:
         after = apply(before, found.additions)
-        if args.spec is None:
-            load_graph(after)  # every proposal at once: the loader's checks hold
+        if args.spec is None:  # every proposal at once: the loader's checks hold
+            load_graph(add_variants(graph_data, found.additions))
         _print_diff(before, after, "<stdin>" if target == "-" else target)
         if args.write:
             write_file(Path(target), dumps(after))
@@ -184,3 +199,51 @@ def _spec_mode(
         return None
 
     return check, add_spec_variants
+
+
+# --- the labels of an optimization graph ------------------------------------------------------
+
+
+def add_label_variants(labels: Mapping[str, Any], additions: Mapping[str, Sequence[str]]) -> Any:
+    """A copy of the labels data with ``additions`` (template id -> variants) appended to
+    its ``variants`` (each once)."""
+    import copy
+
+    out = copy.deepcopy(dict(labels))
+    table = out.get("variants")
+    if not isinstance(table, dict):
+        table = out["variants"] = {}
+    for template, new in additions.items():
+        have = table.setdefault(template, [])
+        have.extend(v for v in dict.fromkeys(new) if v not in have)
+    return out
+
+
+def _labels_mode(
+    labels: Any, graph_id: str
+) -> tuple[Callable[[str, str], str | None], Callable[[Any, Mapping[str, Sequence[str]]], Any]]:
+    """The labels' check of one variant, and how variants are added to them; the labels
+    are checked first (they load, and they name the graph when they name one)."""
+    from verity.backends.pulp import load_labels
+    from verity.backends.pulp._templates import TEMPLATES
+
+    loaded = load_labels(labels)
+    if loaded.graph_id is not None and loaded.graph_id != graph_id:
+        raise InputError(
+            f"--labels name the graph {loaded.graph_id!r}, but GRAPH is {graph_id!r}: give "
+            "the labels the graph was built with"
+        )
+
+    def check(template: str, variant: str) -> str | None:
+        if template not in TEMPLATES:
+            return (
+                f"template {template!r} is no template of the optimization graphs the labels "
+                "can extend"
+            )
+        try:
+            load_labels(add_label_variants(labels, {template: [variant]}))
+        except InputError as exc:
+            return f"the labels loader refuses it: {exc}"
+        return None
+
+    return check, add_label_variants
