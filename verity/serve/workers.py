@@ -76,6 +76,7 @@ class Workers:
         self._graphs, self._graph_dir = dict(graphs), graph_dir
         self._profiles = _pickled(profiles)
         self._slots = [self._slot() for _ in range(count)]
+        self._ended: list[ProcessPoolExecutor] = []  # replaced slots, ended in the background
         self._free: asyncio.Queue[int] | None = None
 
     def _slot(self) -> ProcessPoolExecutor:
@@ -135,6 +136,7 @@ class Workers:
         background), put a new one in its place and free the slot once that one has
         started."""
         old, self._slots[index] = self._slots[index], self._slot()
+        self._ended.append(old)
         threading.Thread(target=_end, args=(old,), name="verity-end-worker", daemon=True).start()
         started = asyncio.wrap_future(self._slots[index].submit(ready))
 
@@ -145,9 +147,13 @@ class Workers:
         started.add_done_callback(freed)
 
     def close(self) -> None:
-        """End every worker process (the work still running is abandoned)."""
+        """End every worker process (the work still running is abandoned), and wait for
+        each pool's manager thread, so that none is still closing its pipe while the
+        interpreter exits (which printed an ignored 'Bad file descriptor' traceback)."""
         for slot in self._slots:
             _end(slot)
+        for slot in [*self._ended, *self._slots]:
+            slot.shutdown(wait=True)
 
 
 def _taken(future: asyncio.Future[Any]) -> None:
