@@ -113,6 +113,11 @@ def _duplicates(values: list[str]) -> list[str]:
     return dup
 
 
+#: :func:`name_problem` once per name and process: graphs naming the same entities share
+#: their names (a pure function of the name).
+_name_problem = lru_cache(maxsize=4096)(name_problem)
+
+
 def _alias_table(model: GraphModel, what: str) -> dict[str, str]:
     """Normalized surface form -> entity id, refusing forms shared by two entities.
 
@@ -132,7 +137,7 @@ def _alias_table(model: GraphModel, what: str) -> dict[str, str]:
                 )
             table[key] = entity.id
         for form in (entity.display_name, *entity.aliases):
-            problem = name_problem(form)
+            problem = _name_problem(form)
             if problem is not None:
                 raise GraphError(f"{what}: entity {entity.id!r}: the name {form!r} {problem}")
     return table
