@@ -43,8 +43,10 @@ from verity.text.variation import (
     Declared,
     Pattern,
     PatternError,
+    cannot_hold,
     compile_canonical,
     declare,
+    optional_parts,
     parse_pattern,
     sentence_key,
 )
@@ -111,6 +113,11 @@ def _duplicates(values: list[str]) -> list[str]:
     return dup
 
 
+#: :func:`name_problem` once per name and process: graphs naming the same entities share
+#: their names (a pure function of the name).
+_name_problem = lru_cache(maxsize=4096)(name_problem)
+
+
 def _alias_table(model: GraphModel, what: str) -> dict[str, str]:
     """Normalized surface form -> entity id, refusing forms shared by two entities.
 
@@ -130,7 +137,7 @@ def _alias_table(model: GraphModel, what: str) -> dict[str, str]:
                 )
             table[key] = entity.id
         for form in (entity.display_name, *entity.aliases):
-            problem = name_problem(form)
+            problem = _name_problem(form)
             if problem is not None:
                 raise GraphError(f"{what}: entity {entity.id!r}: the name {form!r} {problem}")
     return table
@@ -404,10 +411,13 @@ def _templated_node_problem(
     if not required_spans:
         return None
     required_keys = [(r, sentence_key(r, matcher)) for r in required_spans]
-    parts = dict.fromkeys(p for v in patterns[1:] for p in v.optional_texts(slots))
-    for part in parts:
-        part_key = sentence_key(part, matcher)
+    for part in optional_parts(patterns[1:], slots):
+        part_key: tuple[str, ...] | None = None
         for required, required_key in required_keys:
+            if cannot_hold(part, required_key):  # decided without tokenizing the part
+                continue
+            if part_key is None:
+                part_key = sentence_key(part, matcher)
             if _holds(part_key, required_key):
                 return (
                     f": template {template_id!r} lets a claim drop {part[:80]!r}, "

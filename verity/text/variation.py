@@ -69,12 +69,14 @@ __all__ = [
     "PatternError",
     "SentenceVerdict",
     "TokenSpan",
+    "cannot_hold",
     "check_free_sentence",
     "compile_canonical",
     "declare",
     "free_sentences",
     "is_supported",
     "likeness",
+    "optional_parts",
     "parse_pattern",
     "read_scopes",
     "sentence_key",
@@ -155,6 +157,8 @@ class _Scanned(NamedTuple):
 
 
 def _prepared(text: str) -> str:
+    if text.isascii():  # the same text: every character _SAME_CHAR or _SIGN_DASH reads is not
+        return text.lower()  # ASCII, and ASCII normalizes to its lower case
     return _SIGN_DASH.sub("-", normalize(text).translate(_SAME_CHAR))
 
 
@@ -226,6 +230,30 @@ def sentence_key(text: str, matcher: AliasMatcher | None = None) -> tuple[str, .
     return _key(_scan(text, matcher).tokens)
 
 
+#: Every word a contraction stands for (``not`` of ``don't``): the one way a word token
+#: can come from text that does not hold it.
+_EXPANSION_WORDS = frozenset(word for words in CONTRACTIONS.values() for word in words)
+
+
+@lru_cache(maxsize=4096)
+def _read_as_written(key: tuple[str, ...]) -> tuple[str, ...]:
+    """The tokens of ``key`` that :func:`_scan` only ever reads as the very characters of
+    the prepared text: words of letters no contraction stands for (an entity token is
+    ``@id``, a number token ``<...>``, neither all letters)."""
+    return tuple(dict.fromkeys(t for t in key if t.isalpha() and t not in _EXPANSION_WORDS))
+
+
+def cannot_hold(text: str, key: tuple[str, ...]) -> bool:
+    """True when the tokens of ``text`` cannot hold the tokens ``key`` (its prepared text
+    lacks a word of ``key`` that is read only as written): a cheap sufficient condition
+    that spares tokenizing ``text``. False decides nothing; compare the tokens then."""
+    words = _read_as_written(key)
+    if not words:
+        return False
+    prepared = _prepared(text)
+    return any(word not in prepared for word in words)
+
+
 # --- templates -------------------------------------------------------------------------------
 
 
@@ -273,7 +301,7 @@ class Pattern:
     def renderings(self, slots: Mapping[str, str]) -> Iterator[str]:
         """Every rendering with ``slots`` filled in, whitespace runs collapsed."""
         for pieces in _expand(self.parts, slots):
-            yield " ".join("".join(pieces).split())
+            yield " ".join(_filled(pieces, slots).split())
 
     def compact(self, slots: Mapping[str, str] | None = None) -> str:
         """The pattern in one line for a person (or a prompt) to read: alternatives as
@@ -292,17 +320,8 @@ class Pattern:
 
     def optional_texts(self, slots: Mapping[str, str], *, every: bool = False) -> list[str]:
         """The rendered text of every option of every optional part (of every choice, with
-        ``every``), for load checks and tests."""
-        out: list[str] = []
-        for part in _choices(self.parts):
-            if not (part.optional or every):
-                continue
-            for option in part.options:
-                for pieces in _expand(option, slots):
-                    text = " ".join("".join(pieces).split())
-                    if text:
-                        out.append(text)
-        return out
+        ``every``), each once, for load checks and tests (:func:`optional_parts`)."""
+        return optional_parts((self,), slots, every=every)
 
 
 def _compact(parts: Sequence[_Part], slots: Mapping[str, str]) -> str:
@@ -357,13 +376,17 @@ def _choices(parts: Sequence[_Part]) -> Iterator[_Choice]:
                 yield from _choices(option)
 
 
-def _expand(parts: Sequence[_Part], slots: Mapping[str, str]) -> Iterator[tuple[str, ...]]:
-    choices: list[list[tuple[str, ...]]] = []
+def _expand(
+    parts: Sequence[_Part], slots: Mapping[str, str] | None
+) -> Iterator[tuple[str | _Slot, ...]]:
+    """Every combination of options of ``parts``, as pieces: literal text and each slot's
+    value in ``slots`` (or, with ``slots`` None, the slot itself, for :func:`_filled`)."""
+    choices: list[list[tuple[str | _Slot, ...]]] = []
     for part in parts:
         if isinstance(part, str):
             choices.append([(part,)])
         elif isinstance(part, _Slot):
-            choices.append([(slots[part.name],)])
+            choices.append([(part if slots is None else slots[part.name],)])
         else:
             options = [pieces for o in part.options for pieces in _expand(o, slots)]
             if part.optional:
@@ -371,6 +394,59 @@ def _expand(parts: Sequence[_Part], slots: Mapping[str, str]) -> Iterator[tuple[
             choices.append(options)
     for combination in product(*choices):
         yield tuple(piece for pieces in combination for piece in pieces)
+
+
+def _filled(pieces: Iterable[str | _Slot], slots: Mapping[str, str]) -> str:
+    """The text of expanded pieces, each slot given its value in ``slots``."""
+    return "".join([p if isinstance(p, str) else slots[p.name] for p in pieces])
+
+
+def optional_parts(
+    patterns: Sequence[Pattern], slots: Mapping[str, str], *, every: bool = False
+) -> list[str]:
+    """The rendered text of every option of every optional part (of every choice, with
+    ``every``) of ``patterns``, each text once, in order. The options are expanded once
+    per tuple of patterns (:func:`_option_pieces`); only slot values are filled per call."""
+    texts: dict[str, None] = {}
+    for option in _option_pieces(tuple(p.source for p in patterns), every):
+        text = option if isinstance(option, str) else " ".join(_filled(option, slots).split())
+        if text:
+            texts[text] = None
+    return list(texts)
+
+
+@lru_cache(maxsize=1024)
+def _option_pieces(
+    sources: tuple[str, ...], every: bool
+) -> tuple[str | tuple[str | _Slot, ...], ...]:
+    """Every option of every optional part of the patterns ``sources`` (of every choice,
+    with ``every``) expanded, each once, in order: as its rendered text when it holds no
+    slot, else as its pieces (adjacent literal text joined) with the slots left to fill.
+    Keyed by the patterns' text, which is cheaper to hash than the parsed patterns."""
+    out: dict[str | tuple[str | _Slot, ...], None] = {}
+    for source in sources:
+        for part in _choices(parse_pattern(source).parts):
+            if not (part.optional or every):
+                continue
+            for option in part.options:
+                for pieces in _expand(option, None):
+                    joined = _joined(pieces)
+                    if all(isinstance(p, str) for p in joined):
+                        out[" ".join("".join(map(str, joined)).split())] = None
+                    else:
+                        out[joined] = None
+    return tuple(out)
+
+
+def _joined(pieces: Sequence[str | _Slot]) -> tuple[str | _Slot, ...]:
+    """``pieces`` with each run of literal text joined into one string."""
+    out: list[str | _Slot] = []
+    for piece in pieces:
+        if isinstance(piece, str) and out and isinstance(out[-1], str):
+            out[-1] += piece
+        else:
+            out.append(piece)
+    return tuple(out)
 
 
 _SLOT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -462,7 +538,10 @@ class _Set:
 _Piece = _Run | _Alt | _Set
 
 
+@lru_cache(maxsize=65536)
 def _piece_tokens(text: str, matcher: AliasMatcher | None) -> tuple[str, ...]:
+    """The tokens of one piece of a pattern (literal text or a slot value), once per text
+    and matcher: the pieces of a template recur in every node that fills it."""
     return _scan(text, matcher).tokens
 
 
