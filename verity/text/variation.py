@@ -1128,10 +1128,10 @@ def _distinct(found: Sequence[frozenset[str]]) -> list[str] | None:
 # word the reader takes away is in a declared sentence, and a conjunct the opening cannot
 # complete ("and Voyager Reserve online at 5%", a second subject) is not read this way.
 # The conjuncts' nodes share a template and differ in two or more mentioned slots (one
-# slot apart is the coordination ``coordinable`` grants, read below). The shared words hold
-# no number: "recorded 6 penguins of sex female and male" reads as 6
-# of both together (a coordination of one slot, which only a template's ``coordinable``
-# grants), not as 6 of each.
+# slot apart is the coordination ``coordinable`` grants, read below; across templates "at
+# most 3,000 times A and B plus 1,000" may read as one bound on a sum). The shared words
+# hold no number: "recorded 6 penguins of sex female and male" reads as 6 of both
+# together, not as 6 of each.
 _MAX_GAPPED = 4
 
 
