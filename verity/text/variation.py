@@ -138,12 +138,16 @@ _WORD, _ENTITY, _NUMBER, _OTHER = range(4)
 
 @lru_cache(maxsize=256)
 def _scanner(alias_pattern: str | None) -> re.Pattern[str]:
+    """The token scanner: at each point an alias, else a word or a number, else one
+    other character. Where a digit stands, a number is read before a word; anywhere
+    else a word before a number. (The word pattern, with its large character class,
+    appears once: compiling it is most of the cost of a scanner, one per alias table.)"""
     alternatives = []
     if alias_pattern is not None:
         alternatives.append("(?P<alias>" + alias_pattern + ")")
-    alternatives.append(r"(?P<word>(?=\D)" + WORD_PATTERN + ")")
-    alternatives.append("(?P<number>" + NUMBER_PATTERN + ")")
-    alternatives.append("(?P<word2>" + WORD_PATTERN + ")")
+    alternatives.append(r"(?P<number>(?=\d)" + NUMBER_PATTERN + ")")
+    alternatives.append("(?P<word>" + WORD_PATTERN + ")")
+    alternatives.append("(?P<number2>" + NUMBER_PATTERN + ")")
     alternatives.append(r"(?P<other>\S)")
     return re.compile("|".join(alternatives))
 
@@ -175,9 +179,9 @@ def _scan(text: str, matcher: AliasMatcher | None) -> _Scanned:
         if group == "alias" and matcher is not None:
             found: tuple[str, ...] = ("@" + matcher.entity_of(raw),)
             kind = _ENTITY
-        elif group == "number":
+        elif group in ("number", "number2"):
             found, kind = (_number_token(raw),), _NUMBER
-        elif group in ("word", "word2"):
+        elif group == "word":
             found, kind = CONTRACTIONS.get(raw, (raw,)), _WORD
         else:
             found, kind = (raw,), _OTHER
