@@ -173,22 +173,29 @@ def _scan(text: str, matcher: AliasMatcher | None) -> _Scanned:
     tokens: list[str] = []
     kinds: list[int] = []
     spans: list[tuple[int, int]] = []
+    token_of, kind_of, span_of = tokens.append, kinds.append, spans.append
     for match in scanner.finditer(normalized):
         group = match.lastgroup
-        raw = match.group(0)
-        if group == "alias" and matcher is not None:
-            found: tuple[str, ...] = ("@" + matcher.entity_of(raw),)
-            kind = _ENTITY
-        elif group in ("number", "number2"):
-            found, kind = (_number_token(raw),), _NUMBER
-        elif group == "word":
-            found, kind = CONTRACTIONS.get(raw, (raw,)), _WORD
+        raw = match.group()
+        if group == "word":
+            words = CONTRACTIONS.get(raw)
+            if words is not None:  # a contraction: its words, each with its span
+                span = match.span()
+                for word in words:
+                    token_of(word)
+                    kind_of(_WORD)
+                    span_of(span)
+                continue
+            token, kind = raw, _WORD
+        elif group == "alias" and matcher is not None:
+            token, kind = "@" + matcher.entity_of(raw), _ENTITY
+        elif group == "number" or group == "number2":
+            token, kind = _number_token(raw), _NUMBER
         else:
-            found, kind = (raw,), _OTHER
-        for token in found:
-            tokens.append(token)
-            kinds.append(kind)
-            spans.append(match.span())
+            token, kind = raw, _OTHER
+        token_of(token)
+        kind_of(kind)
+        span_of(match.span())
     return _Scanned(tuple(tokens), tuple(kinds), tuple(spans))
 
 
