@@ -325,7 +325,7 @@ class GraphBuilder:
             "statement": node.statement,
             "entities": list(entities),
             "numbers": list(numbers),
-            "data": copy.deepcopy(node.data),
+            "data": _copied(node.data),
         }
         if node.required:
             item["required_spans"] = list(node.required)
@@ -350,9 +350,9 @@ class GraphBuilder:
         data["entities"] = [_entity_dict(e) for e in self._entities.values()]
         data["nodes"] = [self._node_dict(n, matcher) for n in self._nodes.values()]
         data["edges"] = [dict(e) for e in self._edges]
-        data["rules"] = copy.deepcopy(list(self._rules.values()))
+        data["rules"] = _copied(list(self._rules.values()))
         if self._templates:
-            data["templates"] = copy.deepcopy(list(self._templates.values()))
+            data["templates"] = _copied(list(self._templates.values()))
         return data
 
     def dumps(self) -> str:
@@ -363,6 +363,23 @@ class GraphBuilder:
         """The graph, loaded and checked exactly as :func:`~verity.core.graph.load_graph`
         checks a file (:class:`~verity.errors.GraphError` with one line when it fails)."""
         return load_graph(self.to_dict())
+
+
+_ATOMS = (str, int, float, bool, type(None))
+
+
+def _copied(value: Any) -> Any:
+    """A deep copy of JSON-like ``value`` (what :func:`copy.deepcopy` gives, without its
+    memo for the plain dicts, lists and scalars a graph is made of; anything else is
+    deep-copied)."""
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is dict:
+        return {k: _copied(v) for k, v in value.items()}
+    if kind is list:
+        return [_copied(v) for v in value]
+    return copy.deepcopy(value)
 
 
 def _mentioned_numbers(statement: str, blanked: str) -> list[str]:

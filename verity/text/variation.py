@@ -138,12 +138,16 @@ _WORD, _ENTITY, _NUMBER, _OTHER = range(4)
 
 @lru_cache(maxsize=256)
 def _scanner(alias_pattern: str | None) -> re.Pattern[str]:
+    """The token scanner: at each point an alias, else a word or a number, else one
+    other character. Where a digit stands, a number is read before a word; anywhere
+    else a word before a number. (The word pattern, with its large character class,
+    appears once: compiling it is most of the cost of a scanner, one per alias table.)"""
     alternatives = []
     if alias_pattern is not None:
         alternatives.append("(?P<alias>" + alias_pattern + ")")
-    alternatives.append(r"(?P<word>(?=\D)" + WORD_PATTERN + ")")
-    alternatives.append("(?P<number>" + NUMBER_PATTERN + ")")
-    alternatives.append("(?P<word2>" + WORD_PATTERN + ")")
+    alternatives.append(r"(?P<number>(?=\d)" + NUMBER_PATTERN + ")")
+    alternatives.append("(?P<word>" + WORD_PATTERN + ")")
+    alternatives.append("(?P<number2>" + NUMBER_PATTERN + ")")
     alternatives.append(r"(?P<other>\S)")
     return re.compile("|".join(alternatives))
 
@@ -169,22 +173,29 @@ def _scan(text: str, matcher: AliasMatcher | None) -> _Scanned:
     tokens: list[str] = []
     kinds: list[int] = []
     spans: list[tuple[int, int]] = []
+    token_of, kind_of, span_of = tokens.append, kinds.append, spans.append
     for match in scanner.finditer(normalized):
         group = match.lastgroup
-        raw = match.group(0)
-        if group == "alias" and matcher is not None:
-            found: tuple[str, ...] = ("@" + matcher.entity_of(raw),)
-            kind = _ENTITY
-        elif group == "number":
-            found, kind = (_number_token(raw),), _NUMBER
-        elif group in ("word", "word2"):
-            found, kind = CONTRACTIONS.get(raw, (raw,)), _WORD
+        raw = match.group()
+        if group == "word":
+            words = CONTRACTIONS.get(raw)
+            if words is not None:  # a contraction: its words, each with its span
+                span = match.span()
+                for word in words:
+                    token_of(word)
+                    kind_of(_WORD)
+                    span_of(span)
+                continue
+            token, kind = raw, _WORD
+        elif group == "alias" and matcher is not None:
+            token, kind = "@" + matcher.entity_of(raw), _ENTITY
+        elif group == "number" or group == "number2":
+            token, kind = _number_token(raw), _NUMBER
         else:
-            found, kind = (raw,), _OTHER
-        for token in found:
-            tokens.append(token)
-            kinds.append(kind)
-            spans.append(match.span())
+            token, kind = raw, _OTHER
+        token_of(token)
+        kind_of(kind)
+        span_of(match.span())
     return _Scanned(tuple(tokens), tuple(kinds), tuple(spans))
 
 

@@ -28,6 +28,8 @@ __all__ = [
     "cents",
     "crossing_down",
     "crossing_up",
+    "earnings_over",
+    "kinks_over",
     "segments",
     "wallet_earnings",
 ]
@@ -124,9 +126,14 @@ def allocate(cards: Sequence[Card], spend: Mapping[str, Decimal]) -> list[Piece]
     return [p for category in CATEGORIES for p in _fill(segments(cards, category), spend[category])]
 
 
+def earnings_over(ordered: Sequence[Segment], amount: Decimal) -> Decimal:
+    """Exact value earned on ``amount`` filled into ``ordered`` (a :func:`segments` list)."""
+    return sum((p.exact_value for p in _fill(ordered, amount)), Decimal(0))
+
+
 def category_earnings(cards: Sequence[Card], category: str, amount: Decimal) -> Decimal:
     """Exact value earned on ``amount`` of ``category`` spend over ``cards``."""
-    return sum((p.exact_value for p in _fill(segments(cards, category), amount)), Decimal(0))
+    return earnings_over(segments(cards, category), amount)
 
 
 def wallet_earnings(cards: Sequence[Card], spend: Mapping[str, Decimal]) -> Decimal:
@@ -136,9 +143,15 @@ def wallet_earnings(cards: Sequence[Card], spend: Mapping[str, Decimal]) -> Deci
 
 def breakpoints(cards: Sequence[Card], category: str) -> list[Decimal]:
     """Spend levels where the earnings curve of ``category`` changes slope."""
+    return kinks_over(segments(cards, category))
+
+
+def kinks_over(ordered: Sequence[Segment]) -> list[Decimal]:
+    """Spend levels where the earnings curve over ``ordered`` (a :func:`segments` list)
+    changes slope."""
     points: list[Decimal] = []
     total = Decimal(0)
-    for seg in segments(cards, category):
+    for seg in ordered:
         if seg.limit is None:
             break
         total += seg.limit

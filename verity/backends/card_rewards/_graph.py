@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from importlib import resources
 from typing import Any
@@ -65,11 +65,11 @@ from verity.backends.card_rewards._alloc import (
     WITHIN,
     Piece,
     Segment,
-    breakpoints,
-    category_earnings,
     cents,
     crossing_down,
     crossing_up,
+    earnings_over,
+    kinks_over,
     segments,
     wallet_earnings,
 )
@@ -222,8 +222,24 @@ def _fees(cards: Sequence[Card]) -> Decimal:
 
 @dataclass(frozen=True, slots=True)
 class _Ctx:
+    """One plan being turned into its graph.
+
+    The threshold search asks for the same earnings curves many times over (every move
+    shares the held wallet; a move's own wallet is read for each category), so the
+    ordered segments of a wallet in a category and the earnings at a spend level are
+    kept by value for the one build: a wallet by its card ids (cards of one catalog), a
+    spend level by its exact text (``Decimal("100")`` and ``Decimal("100.00")`` are
+    equal but print differently).
+    """
+
     catalog: Catalog
     solution: Solution
+    _orders: dict[tuple[tuple[str, ...], str], list[Segment]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    _earned: dict[tuple[tuple[str, ...], str, str], Decimal] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @property
     def held(self) -> tuple[Card, ...]:
@@ -239,6 +255,22 @@ class _Ctx:
     def wallet(self, cards: Sequence[Card]) -> tuple[Card, ...]:
         ids = {c.id for c in cards}
         return tuple(c for c in self.catalog.cards if c.id in ids)
+
+    def ordered(self, cards: Sequence[Card], category: str) -> list[Segment]:
+        """:func:`segments` of ``cards`` in ``category``, computed once per build."""
+        key = (tuple(c.id for c in cards), category)
+        found = self._orders.get(key)
+        if found is None:
+            found = self._orders[key] = segments(cards, category)
+        return found
+
+    def earnings(self, cards: Sequence[Card], category: str, amount: Decimal) -> Decimal:
+        """``category_earnings(cards, category, amount)``, computed once per build."""
+        key = (tuple(c.id for c in cards), category, str(amount))
+        found = self._earned.get(key)
+        if found is None:
+            found = self._earned[key] = earnings_over(self.ordered(cards, category), amount)
+        return found
 
 
 # ----------------------------------------------------------------------------- nodes
@@ -553,7 +585,7 @@ def _crossing(ctx: _Ctx, move: _Move, category: str) -> Decimal | None:
     new, old = move.new_wallet, ctx.held
     const = sum(
         (
-            category_earnings(new, k, ctx.spend[k]) - category_earnings(old, k, ctx.spend[k])
+            ctx.earnings(new, k, ctx.spend[k]) - ctx.earnings(old, k, ctx.spend[k])
             for k in CATEGORIES
             if k != category
         ),
@@ -561,10 +593,10 @@ def _crossing(ctx: _Ctx, move: _Move, category: str) -> Decimal | None:
     ) - (_fees(new) - _fees(old))
 
     def gain(s: Decimal) -> Decimal:
-        return category_earnings(new, category, s) - category_earnings(old, category, s) + const
+        return ctx.earnings(new, category, s) - ctx.earnings(old, category, s) + const
 
     start = ctx.spend[category]
-    kinks = [*breakpoints(new, category), *breakpoints(old, category)]
+    kinks = [*kinks_over(ctx.ordered(new, category)), *kinks_over(ctx.ordered(old, category))]
     at_start = gain(start)
     found: Decimal | None
     if move.upward:
