@@ -35,21 +35,13 @@ from verity.core.models import (
 from verity.errors import GraphError
 from verity.jsonio import dumps, path_text, read_json
 from verity.text.aliases import AliasMatcher, EntityMention, alias_key
+from verity.text.declared import Declared, compile_canonical, declare
 from verity.text.kinds import SCOPE_KINDS
 from verity.text.normalize import normalize
 from verity.text.numbers import find_numbers, number_value
+from verity.text.patterns import Pattern, PatternError, optional_parts, parse_pattern
+from verity.text.scan import cannot_hold, sentence_key
 from verity.text.segment import split_sentences
-from verity.text.variation import (
-    Declared,
-    Pattern,
-    PatternError,
-    cannot_hold,
-    compile_canonical,
-    declare,
-    optional_parts,
-    parse_pattern,
-    sentence_key,
-)
 
 if TYPE_CHECKING:  # imported where used: networkx costs ~20 MB and 0.1 s to import
     import networkx as nx

@@ -33,14 +33,8 @@ from verity.core._declarations import variant_problem
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.verify import verify
 from verity.errors import InputError
-from verity.text.variation import (
-    MARKERS,
-    PatternError,
-    TokenSpan,
-    parse_pattern,
-    sentence_key,
-    token_spans,
-)
+from verity.text.patterns import PatternError, parse_pattern
+from verity.text.scan import MARKERS, TokenSpan, sentence_key, token_spans
 
 __all__ = [
     "TEXT_CODES",

@@ -26,7 +26,8 @@ from verity.core._declarations import WIDENING
 from verity.core.gates import text_mentions
 from verity.core.graph import EvidenceGraph
 from verity.text.numbers import number_value
-from verity.text.variation import MARKERS, likeness, sentence_key, unread_words
+from verity.text.scan import MARKERS, sentence_key
+from verity.text.support import likeness, unread_words
 
 __all__ = [
     "MAX_RENDERINGS",

@@ -45,7 +45,8 @@ from verity.errors import InputError
 from verity.formats import SPEC_FORMAT
 from verity.jsonio import loads, read_json
 from verity.text.aliases import alias_key
-from verity.text.variation import Pattern, PatternError, parse_pattern, sentence_key
+from verity.text.patterns import Pattern, PatternError, parse_pattern
+from verity.text.scan import sentence_key
 
 __all__ = [
     "LEFT_OUT_TYPE",
