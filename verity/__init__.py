@@ -66,8 +66,8 @@ if TYPE_CHECKING:
     from verity.llm.repair import StopReason as StopReason
     from verity.pipeline import narrate as narrate
     from verity.text.align import is_supported_v2 as is_supported_v2
-    from verity.text.variation import MARKERS as MARKERS
-    from verity.text.variation import is_supported as is_supported
+    from verity.text.free import is_supported as is_supported
+    from verity.text.scan import MARKERS as MARKERS
 
 __version__ = "0.1.0"
 
@@ -100,7 +100,8 @@ _API: dict[str, tuple[str, ...]] = {
     "verity.pipeline": ("narrate",),
     # The pinned v2 predicate stays while the README's API example calls it.
     "verity.text.align": ("is_supported_v2",),
-    "verity.text.variation": ("MARKERS", "is_supported"),
+    "verity.text.free": ("is_supported",),
+    "verity.text.scan": ("MARKERS",),
 }
 
 #: Public name -> the module that defines it.

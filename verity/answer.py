@@ -40,18 +40,18 @@ from verity.errors import InputError
 from verity.formats import ANSWER_RESULT_FORMAT, REFUSAL
 from verity.text.aliases import AliasMatcher
 from verity.text.align import Span
-from verity.text.reader import plain_text, reader_issue, states_nothing
-from verity.text.segment import join_sentences, split_sentences
-from verity.text.variation import (
+from verity.text.free import (
     FREE_PROGRESS,
     FreeReason,
     FreeSentence,
     FreeVerdict,
-    SentenceVerdict,
     check_free_sentence,
     free_sentences,
-    sentence_key,
 )
+from verity.text.reader import plain_text, reader_issue, states_nothing
+from verity.text.scan import sentence_key
+from verity.text.segment import join_sentences, split_sentences
+from verity.text.support import SentenceVerdict
 
 if TYPE_CHECKING:  # imported when a graph is checked: pydantic loads with it
     from verity.core.graph import EvidenceGraph

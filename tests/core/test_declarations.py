@@ -1,4 +1,4 @@
-"""Declarations checked at load (``verity.core._declarations``): variants that say more than
+"""Declarations checked at load (``verity.text.declarations``): variants that say more than
 their canonical, ``coordinable`` on a share or total, names that read as quantifier phrases.
 
 The cases are data (``tests/fixtures/declarations/*.json``); each word list there is the whole
@@ -18,8 +18,8 @@ from tests.helpers import EXAMPLES, FIXTURES, ROOT, load_json
 from verity import EvidenceGraph, GraphError, load_graph
 from verity.backends.sql.query import graph_from_queries
 from verity.backends.sql.spec import SqlBackendError, load_spec, sample_spec
-from verity.core import _declarations
 from verity.core.builder import GraphBuilder
+from verity.text import declarations
 
 DECL = FIXTURES / "declarations"
 VARIANTS: dict[str, Any] = load_json(DECL / "variants.json")
@@ -67,19 +67,19 @@ def refused(build: Any, *words: str) -> str:
 
 
 def test_the_widening_classes_are_the_fixture_lists() -> None:
-    assert {k: sorted(v) for k, v in _declarations.WIDENING.items()} == {
+    assert {k: sorted(v) for k, v in declarations.WIDENING.items()} == {
         k: sorted(v) for k, v in VARIANTS["words"].items()
     }
 
 
 def test_the_share_set_is_the_fixture_list() -> None:
-    assert sorted(_declarations.SHARE_WORDS) == sorted(COORDINABLE["share_words"])
-    assert [" ".join(p) for p in _declarations.SHARE_PHRASES] == COORDINABLE["share_phrases"]
+    assert sorted(declarations.SHARE_WORDS) == sorted(COORDINABLE["share_words"])
+    assert [" ".join(p) for p in declarations.SHARE_PHRASES] == COORDINABLE["share_phrases"]
 
 
 def test_the_name_sets_are_the_fixture_lists() -> None:
-    assert sorted(_declarations.NAME_WORDS) == sorted(NAMES["words"])
-    assert sorted(_declarations.NAME_ALONE) == sorted(NAMES["alone"])
+    assert sorted(declarations.NAME_WORDS) == sorted(NAMES["words"])
+    assert sorted(declarations.NAME_ALONE) == sorted(NAMES["alone"])
 
 
 # --- 1. variants -------------------------------------------------------------------------------
@@ -288,7 +288,7 @@ BY_ENDING: dict[str, Any] = VARIANTS["by_ending"]
 ENDING_WORDS = sorted(
     (word, kind)
     for kind, words in BY_ENDING.items()
-    if kind in _declarations.WIDENING
+    if kind in declarations.WIDENING
     for word in words
 )
 

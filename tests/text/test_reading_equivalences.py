@@ -17,8 +17,9 @@ import pytest
 from tests.helpers import FIXTURES, ROOT, load_json
 from verity import check_answer
 from verity.bench import adversarial as harness
+from verity.text.declared import _set_members
 from verity.text.reader import plain_text, reader_issue
-from verity.text.variation import _set_members, sentence_key
+from verity.text.variation import sentence_key
 
 DATA = load_json(FIXTURES / "text" / "reading_equivalences.json")
 PLAIN = load_json(FIXTURES / "text" / "plain_text.json")

@@ -34,7 +34,7 @@ from verity.jsonio import dumps
 from verity.text.aliases import AliasMatcher
 from verity.text.normalize import normalize
 from verity.text.numbers import find_numbers
-from verity.text.variation import PatternError, parse_pattern
+from verity.text.patterns import PatternError, parse_pattern
 
 __all__ = ["DEFAULT_DECIMALS", "NUMBER_FORMATS", "GraphBuilder", "format_number", "to_decimal"]
 

@@ -24,18 +24,15 @@ from verity.core.claims import SCHEMA_CODES, Claim
 from verity.core.codes import Code, by_reason, code_of, row_codes
 from verity.core.graph import EvidenceGraph, entity_scan
 from verity.errors import InputError
+from verity.text.declared import Declared
 from verity.text.display import one_line
 from verity.text.numbers import NUMBER_RE, NumberValue, number_value, value_of_match
 from verity.text.reader import ReaderIssue, reader_issue
+from verity.text.scan import sentence_key
+from verity.text.scopes import read_scopes
 from verity.text.segment import split_sentences
 from verity.text.suggest import Candidates
-from verity.text.variation import (
-    Declared,
-    SentenceVerdict,
-    read_scopes,
-    sentence_key,
-    support_sentence,
-)
+from verity.text.support import SentenceVerdict, support_sentence
 
 __all__ = [
     "ERROR_CODES",

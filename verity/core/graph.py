@@ -17,13 +17,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from verity.core._declarations import (
-    coordinable_message,
-    coordinable_problem,
-    name_problem,
-    percent_of,
-    variant_problem,
-)
 from verity.core.models import (
     GraphModel,
     NodeModel,
@@ -34,21 +27,21 @@ from verity.core.models import (
 )
 from verity.errors import GraphError
 from verity.jsonio import dumps, path_text, read_json
-from verity.text.aliases import AliasMatcher, EntityMention, alias_key
-from verity.text.kinds import SCOPE_KINDS
+from verity.text.aliases import AliasMatcher, alias_key, entity_scan
+from verity.text.declarations import name_problem
+from verity.text.declared import Declared, declare
 from verity.text.normalize import normalize
-from verity.text.numbers import find_numbers, number_value
+from verity.text.patterns import Pattern
+from verity.text.scan import sentence_key
 from verity.text.segment import split_sentences
-from verity.text.variation import (
-    Declared,
-    Pattern,
-    PatternError,
-    cannot_hold,
-    compile_canonical,
-    declare,
-    optional_parts,
-    parse_pattern,
-    sentence_key,
+from verity.text.spans import statement_problem
+from verity.text.templates import (
+    TemplateKey,
+    checked_template,
+    scope_kept_problem,
+    share_problem,
+    template_patterns,
+    templated_node_problem,
 )
 
 if TYPE_CHECKING:  # imported where used: networkx costs ~20 MB and 0.1 s to import
@@ -151,29 +144,9 @@ def _matcher_of(forms: tuple[tuple[str, str], ...]) -> AliasMatcher:
     return AliasMatcher(dict(forms))
 
 
-def entity_scan(text: str, matcher: AliasMatcher) -> tuple[list[EntityMention], str]:
-    """The entity mentions of ``text`` and its normalized form with them blanked out.
-
-    Numbers are read from the blanked text, so a digit inside an entity's name (``Gold
-    2``) is never a number mention. The spans index the normalized text.
-    """
-    normalized = normalize(text)
-    found = matcher.find(normalized)
-    if not found:
-        return found, normalized
-    parts: list[str] = []
-    last = 0
-    for m in found:
-        parts.append(normalized[last : m.start])
-        parts.append(" " * (m.end - m.start))
-        last = m.end
-    parts.append(normalized[last:])
-    return found, "".join(parts)
-
-
 def _check_statement(node: NodeModel, matcher: AliasMatcher, what: str) -> None:
     """The numbers, required spans and optional spans of a node agree with its statement."""
-    problem = _statement_problem(
+    problem = statement_problem(
         matcher,
         node.statement,
         tuple(node.numbers),
@@ -184,181 +157,31 @@ def _check_statement(node: NodeModel, matcher: AliasMatcher, what: str) -> None:
         raise GraphError(f"{what}: node {node.id!r}{problem}")
 
 
-@lru_cache(maxsize=16384)
-def _statement_problem(
-    matcher: AliasMatcher,
-    statement: str,
-    numbers: tuple[str, ...],
-    required_spans: tuple[str, ...],
-    optional_spans: tuple[str, ...],
-) -> str | None:
-    """What is wrong with a node's statement and what it lists, as the rest of a sentence
-    that names the node, or None (a pure function, checked once per process for nodes
-    that graphs share)."""
-    return (
-        _numbers_problem(statement, numbers, matcher)
-        or _required_problem(statement, required_spans, matcher)
-        or _optional_problem(statement, optional_spans, required_spans, matcher)
-    )
-
-
-def _numbers_problem(statement: str, numbers: tuple[str, ...], matcher: AliasMatcher) -> str | None:
-    """Every listed number is a mention of the statement and every mention is listed."""
-    mentions = find_numbers(entity_scan(statement, matcher)[1])
-    raw_mentions = {m.raw for m in mentions}
-    for number in numbers:
-        if normalize(number).strip() not in raw_mentions:
-            return f" lists number {number!r} that its statement does not state"
-    listed = [v for v in (number_value(n) for n in numbers) if v is not None]
-    for found in mentions:
-        if not any(found.value.matches(v) for v in listed):
-            return f" states the number {found.raw!r} but does not list it in its numbers"
-    return None
-
-
-def _required_problem(
-    statement: str, required_spans: tuple[str, ...], matcher: AliasMatcher
-) -> str | None:
-    """Every required span is a non-blank substring of one sentence of the statement."""
-    sentences: list[str] | None = None
-    for span in required_spans:
-        if not span.strip() or span not in statement:
-            return f" requires the span {span[:80]!r}, which its statement does not contain"
-        if sentences is None:
-            sentences = split_sentences(statement, matcher) or [statement]
-        if not any(span in sentence for sentence in sentences):
-            return f": required span {span[:80]!r} crosses a sentence boundary"
-    return None
-
-
-def _overlaps(statement: str, span: str, required: str) -> bool:
-    """True when ``span`` and some occurrence of ``required`` share a character of the
-    statement (``span`` occurs once)."""
-    lo = statement.find(span)
-    hi = lo + len(span)
-    at = statement.find(required)
-    while at >= 0:
-        if at < hi and at + len(required) > lo:
-            return True
-        at = statement.find(required, at + 1)
-    return False
-
-
-def _optional_problem(
-    statement: str,
-    optional_spans: tuple[str, ...],
-    required_spans: tuple[str, ...],
-    matcher: AliasMatcher,
-) -> str | None:
-    """Each optional span occurs once in the statement, at token boundaries, and shares no
-    token with a required span."""
-    for span in optional_spans:
-        where = statement.find(span)
-        if not span.strip() or where < 0:
-            return (
-                f" declares the optional span {span[:80]!r}, which its statement does not contain"
-            )
-        if statement.find(span, where + 1) >= 0:
-            return f": the optional span {span[:80]!r} occurs more than once in its statement"
-        pieces = (statement[:where], span, statement[where + len(span) :])
-        if sum((sentence_key(p, matcher) for p in pieces), ()) != sentence_key(statement, matcher):
-            return f": the optional span {span[:80]!r} does not start and end at word boundaries"
-        for required in required_spans:
-            if _overlaps(statement, span, required):
-                return (
-                    f": the optional span {span[:80]!r} overlaps the required span "
-                    f"{required[:80]!r}"
-                )
-    return None
-
-
-#: A template as data (id, canonical, variants, coordinable, slot kinds): the key of
-#: :func:`_checked_template`, so that graphs sharing a template parse and check it once.
-_TemplateKey = tuple[str, str, tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]]
-
-
-def _template_keys(model: GraphModel, what: str) -> dict[str, _TemplateKey]:
+def _template_keys(model: GraphModel, what: str) -> dict[str, TemplateKey]:
     """Template id -> the template as data, each checked (parsed, its patterns agreeing);
     refusing duplicate ids and bad patterns."""
     dup = _duplicates([t.id for t in model.templates])
     if dup:
         raise GraphError(f"{what}: duplicate template id {dup[0]!r}")
-    out: dict[str, _TemplateKey] = {}
+    out: dict[str, TemplateKey] = {}
     for template in model.templates:
-        key: _TemplateKey = (
+        key: TemplateKey = (
             template.id,
             template.canonical,
             tuple(template.variants),
             tuple(template.coordinable),
             tuple(template.slot_kinds.items()),
         )
-        problem = _checked_template(key)
+        problem = checked_template(key)
         if isinstance(problem, str):
             raise GraphError(f"{what}: {problem}")
         out[template.id] = key
     return out
 
 
-def _patterns(key: _TemplateKey) -> tuple[Pattern, ...]:
-    """The parsed patterns (canonical first) of a template :func:`_template_keys` checked."""
-    found = _checked_template(key)
-    assert not isinstance(found, str)
-    return found
-
-
-@lru_cache(maxsize=1024)
-def _checked_template(key: _TemplateKey) -> tuple[Pattern, ...] | str:
-    """The parsed patterns of a template (canonical first), or what is wrong with it."""
-    template_id, canonical_text, variants, coordinable, slot_kinds = key
-    try:
-        patterns = tuple(parse_pattern(p) for p in (canonical_text, *variants))
-    except PatternError as exc:
-        return f"template {template_id!r}: {exc}"
-    canonical = patterns[0]
-    if not canonical.plain:
-        return (
-            f"template {template_id!r}: the canonical pattern may hold slots only "
-            "(alternatives and optional parts belong in variants)"
-        )
-    unknown = sorted(set(coordinable) - canonical.slots)
-    if unknown:
-        return (
-            f"template {template_id!r} makes the slot {unknown[0]!r} coordinable, "
-            "which the canonical pattern does not use"
-        )
-    unknown = sorted({name for name, _ in slot_kinds} - canonical.slots)
-    if unknown:
-        return (
-            f"template {template_id!r} gives a kind to the slot {unknown[0]!r}, "
-            "which the canonical pattern does not use"
-        )
-    scoped = [n for n, kind in slot_kinds if kind in SCOPE_KINDS]
-    for variant in patterns[1:]:
-        dropped = [n for n in scoped if not variant.always_has(n)]
-        if dropped:
-            return (
-                f"template {template_id!r}: the variant {variant.source[:80]!r} can "
-                f"leave out the scope slot {dropped[0]!r} (a scope is stated in every "
-                "rendering, or the variant states a wider fact)"
-            )
-        extra = sorted(variant.slots - canonical.slots)
-        if extra:
-            return (
-                f"template {template_id!r}: a variant uses the slot {extra[0]!r}, "
-                "which the canonical pattern does not"
-            )
-        problem = variant_problem(canonical, variant)
-        if problem is not None:
-            return f"template {template_id!r}: {problem}"
-    problem = coordinable_problem(canonical, coordinable)
-    if problem is not None:
-        return f"template {template_id!r} {problem}"
-    return patterns
-
-
 def _check_template(
     node: NodeModel,
-    templates: Mapping[str, _TemplateKey],
+    templates: Mapping[str, TemplateKey],
     matcher: AliasMatcher,
     what: str,
 ) -> None:
@@ -372,90 +195,34 @@ def _check_template(
     key = templates.get(node.template)
     if key is None:
         raise GraphError(f"{what}: node {node.id!r} names unknown template {node.template!r}")
-    problem = _templated_node_problem(
+    problem = templated_node_problem(
         matcher, key, node.statement, tuple(node.slots.items()), tuple(node.required_spans)
     )
     if problem is not None:
         raise GraphError(f"{what}: node {node.id!r}{problem}")
 
 
-@lru_cache(maxsize=16384)
-def _templated_node_problem(
-    matcher: AliasMatcher,
-    template: _TemplateKey,
-    statement: str,
-    slot_items: tuple[tuple[str, str], ...],
-    required_spans: tuple[str, ...],
-) -> str | None:
-    """What is wrong with a node of a checked template, as the rest of a sentence that
-    names the node, or None. A pure function of its arguments, so that graphs sharing
-    nodes and entities check each node once (:func:`_matcher_of` shares their matcher)."""
-    patterns = _patterns(template)
-    template_id, canonical, slots = template[0], patterns[0], dict(slot_items)
-    if set(slots) != canonical.slots:
-        missing = sorted(canonical.slots - set(slots))
-        extra = sorted(set(slots) - canonical.slots)
-        problem = f"lacks slot {missing[0]!r}" if missing else f"has unknown slot {extra[0]!r}"
-        return f" {problem} of template {template_id!r}"
-    rendered = next(canonical.renderings(slots))
-    if rendered != statement:
-        return (
-            ": its statement is not the canonical rendering of "
-            f"template {template_id!r} ({rendered[:120]!r})"
-        )
-    if compile_canonical(canonical, slots, matcher) != sentence_key(statement, matcher):
-        return (
-            f": template {template_id!r} reads differently piece by piece than its statement "
-            "does (keep an entity name or a number inside one slot or one piece of text)"
-        )
-    if not required_spans:
-        return None
-    required_keys = [(r, sentence_key(r, matcher)) for r in required_spans]
-    for part in optional_parts(patterns[1:], slots):
-        part_key: tuple[str, ...] | None = None
-        for required, required_key in required_keys:
-            if cannot_hold(part, required_key):  # decided without tokenizing the part
-                continue
-            if part_key is None:
-                part_key = sentence_key(part, matcher)
-            if _holds(part_key, required_key):
-                return (
-                    f": template {template_id!r} lets a claim drop {part[:80]!r}, "
-                    f"which holds the required span {required[:80]!r}"
-                )
-    return None
-
-
 def _check_share(
     node: NodeModel, templates: Mapping[str, TemplateModel], matcher: AliasMatcher, what: str
 ) -> None:
-    """A node of a template with coordinable slots states no percentage of a whole."""
+    """A node of a template with coordinable slots states no percentage of a whole
+    (:func:`verity.text.templates.share_problem`)."""
     template = None if node.template is None else templates[node.template]
-    if template is None or not template.coordinable:
+    if template is None:
         return
-    if percent_of(sentence_key(node.statement, matcher)):
-        problem = coordinable_message(template.coordinable[0], "a percentage of a whole")
+    problem = share_problem(template.coordinable, node.statement, matcher)
+    if problem is not None:
         raise GraphError(f"{what}: template {template.id!r} {problem} (node {node.id!r})")
 
 
 def _check_scope_kept(node: NodeModel, templates: Mapping[str, TemplateModel], what: str) -> None:
-    """No optional span of a node holds the value of a scope slot: a cut without it would
-    state the fact wider than its scope (``Total revenue was $810`` of Q4's revenue)."""
+    """No optional span of a node holds the value of a scope slot
+    (:func:`verity.text.templates.scope_kept_problem`)."""
     template = templates.get(str(node.template))
     kinds = {} if template is None else template.slot_kinds
-    for slot, kind in kinds.items():
-        value = node.slots.get(slot, "")
-        for span in node.optional_spans:
-            if kind in SCOPE_KINDS and value and value in span:
-                raise GraphError(
-                    f"{what}: node {node.id!r}: the optional span {span[:80]!r} holds the "
-                    f"{kind} {value!r} of slot {slot!r} (a scope is never optional)"
-                )
-
-
-def _holds(kp: tuple[str, ...], kr: tuple[str, ...]) -> bool:
-    """True when the tokens ``kp`` of an optional part hold the whole required span ``kr``."""
-    return bool(kr) and any(kp[i : i + len(kr)] == kr for i in range(len(kp) - len(kr) + 1))
+    problem = scope_kept_problem(kinds, node.slots, node.optional_spans)
+    if problem is not None:
+        raise GraphError(f"{what}: node {node.id!r}{problem}")
 
 
 def _check_references(model: GraphModel, what: str) -> None:
@@ -528,7 +295,9 @@ class EvidenceGraph:
         self.matcher = _matcher_of(tuple(self.aliases.items()))
         #: Template id -> its parsed patterns (canonical first).
         keys = _template_keys(model, what)
-        self.templates: dict[str, tuple[Pattern, ...]] = {t: _patterns(k) for t, k in keys.items()}
+        self.templates: dict[str, tuple[Pattern, ...]] = {
+            t: template_patterns(k) for t, k in keys.items()
+        }
         self._template_models: dict[str, TemplateModel] = {t.id: t for t in model.templates}
         #: Lazily filled caches of the gates (per-node declarations, per-graph tables).
         self.cache: dict[str, Any] = {}

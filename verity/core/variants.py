@@ -12,7 +12,7 @@ value becomes that slot). A proposal is refused, with the reason, when it:
 - adds a number or an entity (one that is no slot value of the node);
 - adds or drops a polarity or condition marker (:data:`verity.text.variation.MARKERS`);
 - adds a quantifier, superlative, exclusivity or scope word its canonical lacks (the
-  declarations check, :func:`verity.core._declarations.variant_problem`);
+  declarations check, :func:`verity.text.declarations.variant_problem`);
 - fails the graph loader's declaration checks once added to a copy of the graph;
 - does not make the refused sentence pass strict once added (the claim is verified again
   against the copy).
@@ -29,18 +29,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from verity.core._declarations import variant_problem
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.verify import verify
 from verity.errors import InputError
-from verity.text.variation import (
-    MARKERS,
-    PatternError,
-    TokenSpan,
-    parse_pattern,
-    sentence_key,
-    token_spans,
-)
+from verity.text.declarations import variant_problem
+from verity.text.patterns import PatternError, parse_pattern
+from verity.text.scan import MARKERS, TokenSpan, sentence_key, token_spans
 
 __all__ = [
     "TEXT_CODES",

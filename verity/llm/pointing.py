@@ -22,11 +22,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import islice
 from typing import Any
 
-from verity.core._declarations import WIDENING
 from verity.core.gates import text_mentions
 from verity.core.graph import EvidenceGraph
+from verity.text.declarations import WIDENING
 from verity.text.numbers import number_value
-from verity.text.variation import MARKERS, likeness, sentence_key, unread_words
+from verity.text.scan import MARKERS, sentence_key
+from verity.text.support import likeness, unread_words
 
 __all__ = [
     "MAX_RENDERINGS",
@@ -239,7 +240,7 @@ def _words(graph: EvidenceGraph, text: str) -> set[str]:
 def guarded_words(graph: EvidenceGraph) -> frozenset[str]:
     """The words a restatement must keep when the writer wrote them: polarity markers,
     the quantifier, superlative, exclusivity and other widening words the declarations
-    check (:data:`verity.core._declarations.WIDENING`), and every word of a slot value
+    check (:data:`verity.text.declarations.WIDENING`), and every word of a slot value
     of a node (a period, place, group, condition or other value a fact is stated for).
     Cached per graph."""
     found: frozenset[str] | None = graph.cache.get("guarded_words")

@@ -62,8 +62,8 @@ from verity.llm.prompts import (
     effective_requirements,
 )
 from verity.progress import OnEvent, PassEnded, PassStarted, silent
+from verity.text.scan import sentence_key
 from verity.text.segment import split_sentences
-from verity.text.variation import sentence_key
 
 __all__ = [
     "MAX_REPAIRS",

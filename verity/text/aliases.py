@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from verity.text.normalize import normalize
 
-__all__ = ["AliasMatcher", "EntityMention", "alias_key"]
+__all__ = ["AliasMatcher", "EntityMention", "alias_key", "entity_scan"]
 
 
 class EntityMention(NamedTuple):
@@ -152,3 +152,23 @@ class AliasMatcher:
         """Every entity mention in ``text`` (any text: it is normalized here); the spans
         index ``normalize(text)``."""
         return self.find(normalize(text))
+
+
+def entity_scan(text: str, matcher: AliasMatcher) -> tuple[list[EntityMention], str]:
+    """The entity mentions of ``text`` and its normalized form with them blanked out.
+
+    Numbers are read from the blanked text, so a digit inside an entity's name (``Gold
+    2``) is never a number mention. The spans index the normalized text.
+    """
+    normalized = normalize(text)
+    found = matcher.find(normalized)
+    if not found:
+        return found, normalized
+    parts: list[str] = []
+    last = 0
+    for m in found:
+        parts.append(normalized[last : m.start])
+        parts.append(" " * (m.end - m.start))
+        last = m.end
+    parts.append(normalized[last:])
+    return found, "".join(parts)

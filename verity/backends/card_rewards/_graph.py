@@ -121,7 +121,7 @@ CATEGORY_ALIASES: Mapping[str, tuple[str, ...]] = {
     "online": ("online shopping", "e-commerce"),
     # The catch-all category is "general purchases": "everything else" and "other spending"
     # read as quantifier phrases (every category but those a claim names), which the loader
-    # refuses as names (verity.core._declarations).
+    # refuses as names (verity.text.declarations).
     "other_spend": ("general purchases", "general spending"),
 }
 #: The name a person reads for each category (one of its aliases, or the id itself).

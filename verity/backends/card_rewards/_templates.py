@@ -7,7 +7,7 @@ with the parts that may be dropped in ``[...]``. A variant never drops a scope, 
 tie, a condition, the verb of a threshold or the annual period: those stay in every
 variant, or the variant does not exist. Nor does a variant add a quantifier, superlative,
 exclusivity or scope word its canonical lacks (the loader refuses it,
-:mod:`verity.core._declarations`): ``X wins dining`` ranks X among the cards held, so
+:mod:`verity.text.declarations`): ``X wins dining`` ranks X among the cards held, so
 ``X is the best card for dining`` (among all cards) is no variant of it. Patterns:
 ``{slot}``, ``(a|b)``, ``[optional]``, ``\\`` escapes (:mod:`verity.text.variation`).
 """
@@ -23,7 +23,7 @@ __all__ = ["COORDINABLE", "SLOT_KINDS", "TEMPLATES", "add_templates"]
 # "each year" and "every year" are not here: "a year" states a rate (what one year of this
 # spending earns or costs), while "every year" says the amount recurs in every year, a claim
 # about years the model never sees (spending and card terms change); a variant may not add
-# the quantifier its canonical lacks (verity.core._declarations).
+# the quantifier its canonical lacks (verity.text.declarations).
 _YEAR = "(a year|per year|annually|yearly)"
 _FEES = "(fees|annual fees)"
 _WIN = "(wins|takes|leads|tops)"

@@ -46,7 +46,7 @@ from verity.backends.pulp._templates import TEMPLATES
 from verity.errors import InputError
 from verity.formats import LP_LABELS_FORMAT
 from verity.jsonio import read_json
-from verity.text.variation import PatternError, parse_pattern
+from verity.text.patterns import PatternError, parse_pattern
 
 __all__ = [
     "LABELS_FORMAT",

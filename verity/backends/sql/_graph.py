@@ -50,12 +50,12 @@ from verity.backends.sql.spec import (
     superlative,
     template_fields,
 )
-from verity.core._declarations import name_problem
 from verity.core.builder import GraphBuilder, format_number, to_decimal
 from verity.core.graph import EvidenceGraph, entity_scan
 from verity.errors import GraphError
 from verity.text.aliases import AliasMatcher, alias_key
 from verity.text.align import POLARITY_MARKERS
+from verity.text.declarations import name_problem
 from verity.text.normalize import normalize
 from verity.text.numbers import find_numbers, number_value
 from verity.text.segment import split_sentences

@@ -33,19 +33,20 @@ from pydantic import (
     model_validator,
 )
 
-from verity.core._declarations import (
-    coordinable_message,
-    coordinable_problem,
-    percent_of,
-    variant_problem,
-)
 from verity.core.builder import DEFAULT_DECIMALS
 from verity.core.models import Rule, SlotKind
 from verity.errors import InputError
 from verity.formats import SPEC_FORMAT
 from verity.jsonio import loads, read_json
 from verity.text.aliases import alias_key
-from verity.text.variation import Pattern, PatternError, parse_pattern, sentence_key
+from verity.text.declarations import (
+    coordinable_message,
+    coordinable_problem,
+    percent_of,
+    variant_problem,
+)
+from verity.text.patterns import Pattern, PatternError, parse_pattern
+from verity.text.scan import sentence_key
 
 __all__ = [
     "LEFT_OUT_TYPE",
@@ -526,7 +527,7 @@ class QuerySpec(_Model):
         return self
 
     def _check_declarations(self, canonical: Pattern) -> None:
-        """No variant says more than the statement (:mod:`verity.core._declarations`), and
+        """No variant says more than the statement (:mod:`verity.text.declarations`), and
         no coordinable field on a statement of a share or a total of one whole (its words,
         or a percentage number followed by ``of``)."""
         for variant in self.statement_variants:

@@ -22,7 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from itertools import pairwise
 
-from verity.text.variation import Pattern, sentence_key
+from verity.text.patterns import Pattern
+from verity.text.scan import sentence_key
 
 __all__ = [
     "ALSO_LICENSED_BY",
