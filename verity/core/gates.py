@@ -40,6 +40,7 @@ __all__ = [
     "GATE_NAMES",
     "INTERNAL_ERROR",
     "PROFILES",
+    "TEXT_CODES",
     "Finding",
     "Gate",
     "Mentions",
@@ -278,6 +279,12 @@ _READER_CODES: dict[str, Code] = {issue: _REASON_CODES[issue] for issue in get_a
 _SENTENCE_CODES: dict[str, Code] = {
     reason: row for reason, row in _REASON_CODES.items() if reason not in _READER_CODES
 }
+
+#: The text gate's codes for a sentence no cited node declares as written (its sentence
+#: reasons; the reader's codes for markup, invisible characters and the like are not
+#: among them): what a declared variant, a repair's nearest sentence or a restatement can
+#: answer.
+TEXT_CODES: frozenset[str] = frozenset(row.code for row in _SENTENCE_CODES.values())
 
 
 def _declared(cited: Sequence[str], graph: EvidenceGraph) -> list[tuple[str, Declared]]:

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from verity.core.gates import TEXT_CODES
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.verify import verify
 from verity.errors import InputError
@@ -37,7 +38,6 @@ from verity.text.patterns import PatternError, parse_pattern
 from verity.text.scan import MARKERS, TokenSpan, sentence_key, token_spans
 
 __all__ = [
-    "TEXT_CODES",
     "Proposal",
     "Refused",
     "Suggestions",
@@ -47,18 +47,6 @@ __all__ = [
     "suggest_variants",
 ]
 
-#: The text gate's codes a declared variant can answer (a sentence no declared sentence
-#: reads); the reader's codes (markup, control characters, ...) are not a matter of
-#: vocabulary.
-TEXT_CODES = frozenset({
-    "polarity.unsupported_sentence",
-    "polarity.variant_not_declared",
-    "polarity.undeclared_deletion",
-    "polarity.marker_dropped",
-    "polarity.required_span_dropped",
-    "polarity.aggregation_mismatch",
-    "polarity.scope_carried",
-})  # fmt: skip
 
 _SPECIAL = frozenset("\\{}()[]|")
 

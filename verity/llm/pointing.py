@@ -34,7 +34,6 @@ __all__ = [
     "NEAREST_PER_NODE",
     "RESTATABLE_CODES",
     "SUGGESTED_NODES",
-    "TEXT_CODES",
     "declared_sentences",
     "guarded_words",
     "keeps_meaning",
@@ -54,19 +53,6 @@ NEAREST_PER_NODE = 3
 #: How many suggested nodes a repair shows for a wrong or unknown citation.
 SUGGESTED_NODES = 3
 
-#: The text check's codes for a sentence no cited node declares (the reader's codes for
-#: invisible characters, markup and the like are not among them).
-TEXT_CODES = frozenset(
-    {
-        "polarity.unsupported_sentence",
-        "polarity.variant_not_declared",
-        "polarity.undeclared_deletion",
-        "polarity.marker_dropped",
-        "polarity.required_span_dropped",
-        "polarity.aggregation_mismatch",
-        "polarity.scope_carried",
-    }
-)
 
 #: The text refusals a claim may be restated after: its words are not declared, or drop
 #: words the node does not declare optional. Never after a dropped negation or other

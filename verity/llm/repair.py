@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from verity.core.gate_error import GateError
-from verity.core.gates import text_mentions
+from verity.core.gates import TEXT_CODES, text_mentions
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.core.profiles import OnFail, Profile, VerificationFailed, resolve_profile
 from verity.core.report import ClaimVerdict, Report
@@ -45,7 +45,6 @@ from verity.llm.claim_ids import best_index, renumber
 from verity.llm.narrators.base import Attempt, Narrator, Usage
 from verity.llm.pointing import (
     RESTATABLE_CODES,
-    TEXT_CODES,
     declared_sentences,
     keeps_meaning,
     likeness,
