@@ -16,13 +16,19 @@ from __future__ import annotations
 import argparse
 
 from verity.backends._pulp_support import solver as pulp_solver
-from verity.backends.pulp import DEFAULT_DETAIL, SOLVERS, graph_from_file, load_labels
+from verity.backends.pulp import (
+    DEFAULT_DETAIL,
+    SOLVERS,
+    Labels,
+    graph_from_file,
+    load_labels,
+)
 from verity.cli.commands._output import check_output, write_or_print
 from verity.errors import InputError
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", metavar="MODEL", help="an .mps or .lp model file")
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """``--labels`` and ``--solver``, as every command reading an optimization model has."""
     parser.add_argument(
         "--labels", metavar="FILE", help="display names, units and groups (verity.lp_labels/1)"
     )
@@ -32,6 +38,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="cbc",
         help=f"one of: {', '.join(SOLVERS)} (default: cbc)",
     )
+
+
+def checked_inputs(args: argparse.Namespace) -> Labels:
+    """The labels of ``args``, after the solver (named and installed) and ``--out``'s
+    folder are checked: every input is checked before the model is read and solved."""
+    if args.solver not in SOLVERS:
+        raise InputError(f"--solver must be one of {', '.join(SOLVERS)}, not {args.solver!r}")
+    pulp_solver(args.solver)  # installed, before the model is read
+    check_output(args.out)
+    return load_labels(args.labels)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", metavar="MODEL", help="an .mps or .lp model file")
+    add_model_options(parser)
     parser.add_argument(
         "--detail",
         metavar="N",
@@ -51,12 +72,8 @@ def _detail(text: str) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.solver not in SOLVERS:
-        raise InputError(f"--solver must be one of {', '.join(SOLVERS)}, not {args.solver!r}")
     detail = _detail(args.detail)
-    pulp_solver(args.solver)  # installed, before the model is read
-    check_output(args.out)
-    labels = load_labels(args.labels)
+    labels = checked_inputs(args)
     graph = graph_from_file(args.model, labels, solver_name=args.solver, detail=detail)
     write_or_print(graph.dumps(), args.out)
     return 0

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import argparse
 
-from verity.backends._pulp_support import solver as pulp_solver
-from verity.backends.pulp import SOLVERS, load_labels, read_model
-from verity.cli.commands._output import check_output, write_or_print
+from verity.backends.pulp import read_model
+from verity.cli.commands._output import write_or_print
+from verity.cli.commands.graph_from_lp import add_model_options, checked_inputs
 from verity.errors import InputError
 
 
@@ -30,15 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a change, repeatable: CONSTRAINT=VALUE (its right-hand side), VAR.up=VALUE or "
         "VAR.low=VALUE (a bound), obj.VAR=VALUE (an objective coefficient)",
     )
-    parser.add_argument(
-        "--labels", metavar="FILE", help="display names, units and groups (verity.lp_labels/1)"
-    )
-    parser.add_argument(
-        "--solver",
-        metavar="SOLVER",
-        default="cbc",
-        help=f"one of: {', '.join(SOLVERS)} (default: cbc)",
-    )
+    add_model_options(parser)
     parser.add_argument("--out", metavar="FILE", help="write the graph here (default: stdout)")
 
 
@@ -66,12 +58,8 @@ def parse_sets(items: list[str]) -> dict[str, float]:
 def run(args: argparse.Namespace) -> int:
     from verity.backends.pulp.whatif import what_if
 
-    if args.solver not in SOLVERS:
-        raise InputError(f"--solver must be one of {', '.join(SOLVERS)}, not {args.solver!r}")
     changes = parse_sets(args.changes)
-    pulp_solver(args.solver)  # installed, before the model is read
-    check_output(args.out)
-    labels = load_labels(args.labels)
+    labels = checked_inputs(args)
     graph = what_if(read_model(args.model), changes, labels=labels, solver=args.solver)
     write_or_print(graph.dumps(), args.out)
     return 0
