@@ -437,14 +437,9 @@ def _cap_hits(ctx: _Ctx, category: str) -> tuple[list[Node], list[Edge]]:
         # the switch (which card the next dollars go to) is this node's fact; how many and
         # at what rate is the next segment's, stated there, so no fact is stated twice
         same = target == seg.card.id
-        statement = (
-            f"{seg.card.id} {hits}."
-            if same
-            else (f"{seg.card.id} {hits}, so the next dollars go to {target}.")
-        )
-        template = ("cap_hit", {"card": seg.card.id, "cap": cap, "category": category})
-        if not same:
-            template = ("cap_switch", {**template[1], "target": target})
+        switch = "" if same else f", so the next dollars go to {target}"
+        slots = {"card": seg.card.id, "cap": cap, "category": category}
+        template = ("cap_hit", slots) if same else ("cap_switch", {**slots, "target": target})
         node_id = f"cap_hit:{seg.card.id}:{category}"
         data = {
             "card": seg.card.id,
@@ -452,14 +447,14 @@ def _cap_hits(ctx: _Ctx, category: str) -> tuple[list[Node], list[Edge]]:
             "cap": _dollars(seg.limit),
             "overflow": _dollars(sum((p.amount for p in overflow), Decimal(0))),
             "overflow_segments": [_segment_id(p) for p in overflow],
-            "overflow_to_same_card": target == seg.card.id,
+            "overflow_to_same_card": same,
         }
         nodes.append(
             _node(
                 node_id,
                 "CAP_HIT",
-                statement,
-                [seg.card.id, category] if same else [seg.card.id, category, target],
+                f"{seg.card.id} {hits}{switch}.",
+                [seg.card.id, category, *([] if same else [target])],
                 [cap],
                 data,
                 [hits],
