@@ -65,7 +65,6 @@ if TYPE_CHECKING:
     from verity.llm.repair import NarrationResult as NarrationResult
     from verity.llm.repair import StopReason as StopReason
     from verity.pipeline import narrate as narrate
-    from verity.text.align import is_supported_v2 as is_supported_v2
     from verity.text.free import is_supported as is_supported
     from verity.text.scan import MARKERS as MARKERS
 
@@ -98,8 +97,6 @@ _API: dict[str, tuple[str, ...]] = {
     "verity.llm.narrators": ("narrator_from_spec",),
     "verity.llm.repair": ("NarrationResult", "StopReason"),
     "verity.pipeline": ("narrate",),
-    # The pinned v2 predicate stays while the README's API example calls it.
-    "verity.text.align": ("is_supported_v2",),
     "verity.text.free": ("is_supported",),
     "verity.text.scan": ("MARKERS",),
 }

@@ -19,7 +19,7 @@ from hypothesis import assume, given
 
 from tests.helpers import FIXTURES, ROOT, SharedGraphs, load_json
 from tests.robustness.strategies import ROBUST, graph_dicts
-from verity import EvidenceGraph, GraphError, load_graph, verify
+from verity import EvidenceGraph, GraphError, InputError, load_graph, verify
 from verity.llm.menu import (
     PLAN_CLAIMS,
     MenuItem,
@@ -335,3 +335,28 @@ def test_the_menu_offers_only_what_strict_reads_as_written() -> None:
     refused = {claim["cited_evidence_ids"][0] for p, claim, _ in failures if p == "strict"}
     accepted = set(READER_CASES["not_offered_yet_accepted"])
     assert refused == {item.node_id for item in whole} - accepted
+
+
+@ROBUST
+@given(graph_dicts())
+def test_every_claim_built_from_a_node_is_a_menu_item(data: dict[str, Any]) -> None:
+    """One function turns a node into a claim: the prompt's example claim and the
+    simulated narrator's claims are items of the menu over the same nodes."""
+    from verity.llm.narrators.scripted import valid_claims
+
+    try:
+        graph = load_graph(data)
+        prompt = build_prompt(graph, "grounded", max_nodes=len(graph.model.nodes))
+    except (GraphError, InputError):  # no claim type the nodes can support: no prompt
+        assume(False)
+        return
+    whole = [item.claim() for item in menu_items(graph, substatements=False)]
+    simulated = valid_claims(graph)
+    assert all(c in whole for c in simulated)
+    assert len({c["cited_evidence_ids"][0] for c in simulated}) == len(simulated)
+    assert {c["cited_evidence_ids"][0] for c in simulated} == {
+        c["cited_evidence_ids"][0] for c in whole
+    }
+    example = json.loads(prompt.user.split("<<<DATA", 1)[1].rsplit("DATA>>>", 1)[0])
+    assert ("example_claim" in example) == bool(whole)
+    assert example.get("example_claim") in [*whole, None]

@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 
 from tests.helpers import TESTS, needs
 from verity import EvidenceGraph, InputError, load_graph
-from verity.llm.menu import MAX_CHOICE_ITEMS, PLAN_CLAIMS
+from verity.llm.menu import MAX_CHOICE_ITEMS, PLAN_CLAIMS, Said, allowed_items
 from verity.llm.narrators.scripted import valid_claims
 from verity.llm.prompts import (
     VARIANTS,
@@ -19,7 +19,6 @@ from verity.llm.prompts import (
     build_prompt,
     build_repair_prompt,
     choice_claims,
-    choice_step_prompt,
 )
 from verity.llm.schema import CLAIM_OUTPUT_FIELDS, constrained_schema, plain_schema
 
@@ -394,23 +393,22 @@ def test_choice_steps_offer_the_headline_first_then_the_plan_then_parts_not_told
 
     graph = load_graph(optimize(7, "max_value"))
     prompt = build_prompt(graph, "choice")
-    first = choice_step_prompt(prompt, [])
-    enum = first.json_schema["properties"]["facts"]["items"]["enum"]
-    assert enum == [1] and first.messages() == prompt.messages() and not first.menu
-    plan = [n for n, i in enumerate(prompt.listing, 1) if i.node_type == "ALLOCATION_SEGMENT"]
+    listing = prompt.listing
+
+    def offered(chosen: list[Said]) -> list[int]:  # the numbers a decoder may take next
+        allowed = set(allowed_items(prompt.menu, chosen))
+        return [n for n, item in enumerate(listing, 1) if item in allowed]
+
+    assert offered([]) == [1] and listing[0].headline
+    plan = [n for n, i in enumerate(listing, 1) if i.node_type == "ALLOCATION_SEGMENT"]
     assert plan[0] == 2  # the plan's first item follows the headline
-    chosen = [prompt.listing[0].claim(), prompt.listing[1].claim()]
-    step = choice_step_prompt(prompt, chosen)
-    assert json.loads(step.messages()[2]["content"]) == {"facts": [1, 2]}
-    offered = step.json_schema["properties"]["facts"]["items"]["enum"]
-    assert offered == plan[1:]  # the plan until PLAN_CLAIMS of it are told
-    assert choice_claims(step, [offered[0]]) == [prompt.listing[offered[0] - 1].claim()]
-    assert choice_claims(step, [2]) is None  # told already: not offered
-    chosen += [prompt.listing[n - 1].claim() for n in plan[1:PLAN_CLAIMS]]
-    later = choice_step_prompt(prompt, chosen)
+    chosen: list[Said] = [listing[0], listing[1]]
+    assert offered(chosen) == plan[1:]  # the plan until PLAN_CLAIMS of it are told
+    # a claim as written (a review's, a model's) counts as told like the item it states
+    assert offered([item.claim() for item in chosen]) == plan[1:]
+    chosen += [listing[n - 1] for n in plan[1:PLAN_CLAIMS]]
     told = {"OBJECTIVE", "ALLOCATION_SEGMENT"}
-    offered = later.json_schema["properties"]["facts"]["items"]["enum"]
-    assert offered == [n for n, i in enumerate(prompt.listing, 1) if i.node_type not in told]
+    assert offered(chosen) == [n for n, i in enumerate(listing, 1) if i.node_type not in told]
 
 
 def test_choice_repair_offers_what_is_left_by_the_same_numbers() -> None:

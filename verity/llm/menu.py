@@ -51,9 +51,8 @@ the plan's type, at most :data:`MAX_CHOICE_ITEMS` in all.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from verity.core.graph import EvidenceGraph, entity_scan
@@ -67,13 +66,15 @@ __all__ = [
     "MAX_PLAN_LISTED",
     "PLAN_CLAIMS",
     "MenuItem",
+    "Said",
     "allowed_items",
     "choice_items",
     "effective_requirements",
-    "items_of",
+    "item_for",
     "menu_facts",
     "menu_items",
     "menu_schema",
+    "node_item",
     "plan_type",
     "remaining_items",
 ]
@@ -169,6 +170,39 @@ def _sub_statements(graph: EvidenceGraph, node: NodeModel) -> list[str]:
     return graph.declared(node.id).cuts()
 
 
+def node_item(
+    graph: EvidenceGraph,
+    rule: Rule,
+    reqs: Sequence[Sequence[str]],
+    node: NodeModel,
+    nodes: Sequence[NodeModel],
+) -> MenuItem | None:
+    """The claim of ``rule`` that narrates ``node`` by its whole statement: the one way a
+    node becomes a claim (menu items, the prompt's example claim, the simulated narrator).
+
+    The text is the statement with entities written by their display names, cited are the
+    node and its companions (:func:`_companions`, among ``nodes``), the entities those the
+    statement mentions and the numbers the node lists. None when a requirement has no
+    companion, or a reader would not see the text as it is checked
+    (:func:`verity.text.reader.shown_as_checked`).
+    """
+    companions = _companions(graph, node, reqs, nodes)
+    text = graph.named(node.statement)
+    if companions is None or not shown_as_checked(text):
+        return None
+    return MenuItem(
+        rule.claim_type,
+        node.id,
+        (node.id, *companions),
+        text,
+        _mentioned(graph, node.statement),
+        tuple(node.numbers),
+        node.type,
+        node.headline,
+        node.salience,
+    )
+
+
 def _items_for(
     graph: EvidenceGraph,
     rule: Rule,
@@ -177,33 +211,19 @@ def _items_for(
     nodes: Sequence[NodeModel],
     substatements: bool,
 ) -> list[MenuItem]:
-    companions = _companions(graph, node, reqs, nodes)
-    whole = graph.named(node.statement)
-    if companions is None or not shown_as_checked(whole):
+    """The node's item under ``rule`` (:func:`node_item`), then, with ``substatements``,
+    one per declared cut of its statement (that cut's own entities and numbers)."""
+    whole = node_item(graph, rule, reqs, node, nodes)
+    if whole is None:
         return []
-    cited = (node.id, *companions)
-    marks = (node.type, node.headline, node.salience)
-    items = [
-        MenuItem(
-            rule.claim_type,
-            node.id,
-            cited,
-            whole,
-            _mentioned(graph, node.statement),
-            tuple(node.numbers),
-            *marks,
-        )
-    ]
+    items = [whole]
     if substatements:
         items.extend(
-            MenuItem(
-                rule.claim_type,
-                node.id,
-                cited,
-                named,
-                _mentioned(graph, text),
-                _stated_numbers(graph, node, text),
-                *marks,
+            replace(
+                whole,
+                text=named,
+                entities=_mentioned(graph, text),
+                numbers=_stated_numbers(graph, node, text),
             )
             for text in _sub_statements(graph, node)
             if shown_as_checked(named := graph.named(text))
@@ -239,17 +259,13 @@ def menu_items(
     return list(dict.fromkeys(out))
 
 
-def _claim_key(claim: Mapping[str, Any]) -> str:
-    return json.dumps({k: v for k, v in claim.items() if k != "id"}, sort_keys=True)
-
-
-def items_of(items: Sequence[MenuItem], claims: Iterable[Any]) -> list[MenuItem]:
-    """The items of ``items`` that ``claims`` were filled in from, in claim order: the one
-    way back from a decoded claim (its ``id`` aside) to its menu item; a claim no item
-    states is left out."""
-    by_claim = {_claim_key(item.claim()): item for item in items}
-    found = (by_claim.get(_claim_key(c)) for c in claims if isinstance(c, Mapping))
-    return [item for item in found if item is not None]
+def item_for(items: Sequence[MenuItem], claim: Any) -> MenuItem | None:
+    """The item of ``items`` a model's written claim is (its ``id`` aside), or None: the one
+    way back from model output to the menu, where an endpoint returns JSON."""
+    if not isinstance(claim, Mapping):
+        return None
+    written = {k: v for k, v in claim.items() if k != "id"}
+    return next((item for item in items if item.claim() == written), None)
 
 
 def menu_facts(items: Iterable[MenuItem]) -> list[str]:
@@ -257,16 +273,28 @@ def menu_facts(items: Iterable[MenuItem]) -> list[str]:
     return list(dict.fromkeys(item.node_id for item in items))
 
 
-def _narrated_node(claim: Any) -> str | None:
-    if not isinstance(claim, Mapping):
-        return None
-    cited = claim.get("cited_evidence_ids")
-    if isinstance(cited, list) and cited and isinstance(cited[0], str):
-        return cited[0]
-    return None
+#: What a decoder has said so far: menu items it chose, or claims as written (a model's
+#: output, a review's kept and failing claims), each read by :func:`_told`.
+Said = MenuItem | Mapping[str, Any]
 
 
-def remaining_items(items: Sequence[MenuItem], chosen: Iterable[Any]) -> list[MenuItem]:
+def _told(said: Any) -> tuple[str | None, str | None]:
+    """The node a said claim narrates (its first cited id) and its text; None for what
+    it does not hold."""
+    if isinstance(said, MenuItem):
+        return said.node_id, said.text
+    if not isinstance(said, Mapping):
+        return None, None
+    cited, text = said.get("cited_evidence_ids"), said.get("text")
+    node = cited[0] if isinstance(cited, list) and cited and isinstance(cited[0], str) else None
+    return node, text if isinstance(text, str) else None
+
+
+def _key(text: str) -> str:
+    return " ".join(normalize(text).split())
+
+
+def remaining_items(items: Sequence[MenuItem], chosen: Iterable[Said]) -> list[MenuItem]:
     """The items left once ``chosen`` claims are stated: none about an already narrated node.
 
     A claim narrates its first cited id (every menu item cites its node first); an item
@@ -274,17 +302,16 @@ def remaining_items(items: Sequence[MenuItem], chosen: Iterable[Any]) -> list[Me
     """
     used_nodes: set[str] = set()
     used_texts: set[str] = set()
-    for claim in chosen:
-        node = _narrated_node(claim)
+    for said in chosen:
+        node, text = _told(said)
         if node is not None:
             used_nodes.add(node)
-        if isinstance(claim, Mapping) and isinstance(claim.get("text"), str):
-            used_texts.add(" ".join(normalize(claim["text"]).split()))
+        if text is not None:
+            used_texts.add(_key(text))
     return [
         item
         for item in items
-        if item.node_id not in used_nodes
-        and " ".join(normalize(item.text).split()) not in used_texts
+        if item.node_id not in used_nodes and _key(item.text) not in used_texts
     ]
 
 
@@ -304,7 +331,7 @@ def plan_type(items: Sequence[MenuItem]) -> str | None:
     return None if best is None else best.node_type
 
 
-def allowed_items(items: Sequence[MenuItem], chosen: Sequence[Any]) -> list[MenuItem]:
+def allowed_items(items: Sequence[MenuItem], chosen: Sequence[Said]) -> list[MenuItem]:
     """The items a decoder may take after the claims ``chosen``: what is left
     (:func:`remaining_items`), and on a marked menu a headline item first, then items of
     the plan's type (:func:`plan_type`) until :data:`PLAN_CLAIMS` are told, then a node
@@ -315,7 +342,11 @@ def allowed_items(items: Sequence[MenuItem], chosen: Sequence[Any]) -> list[Menu
     if not chosen:
         return [item for item in left if item.headline] or left
     type_of = {item.node_id: item.node_type for item in items}
-    told = [type_of.get(node) for node in map(_narrated_node, chosen) if node is not None]
+    told = [
+        said.node_type if isinstance(said, MenuItem) else type_of.get(node)
+        for said in chosen
+        if (node := _told(said)[0]) is not None
+    ]
     plan = plan_type(items)
     if plan is not None and told.count(plan) < PLAN_CLAIMS:
         planned = [item for item in left if item.node_type == plan]

@@ -29,8 +29,8 @@ claim has, in this order, ``type``, ``cited_evidence_ids``, ``text``, ``entities
   so the model spends a few tokens per claim. An endpoint narrator sends the prompt as it
   is (one request, the whole list); the local narrator lets the model write, number by
   number, only what :func:`verity.llm.menu.allowed_items` allows (a headline first, then
-  the plan, then parts of the result not told yet); :func:`choice_step_prompt` asks for
-  one number at a time. Its repair (:func:`build_choice_repair_prompt`) is a choice again.
+  the plan, then parts of the result not told yet). Its repair
+  (:func:`build_choice_repair_prompt`) is a choice again.
 
 The system message says that a backend computed the result; the graph's ``backend``
 (what produced it: "a MILP optimizer (pulp)", "a SQL query") is the data block's first
@@ -71,10 +71,10 @@ from verity.errors import InputError
 from verity.llm.choice import choice_answer
 from verity.llm.menu import (
     MenuItem,
+    Said,
     allowed_items,
     choice_items,
     effective_requirements,
-    items_of,
     menu_facts,
     menu_items,
     menu_schema,
@@ -103,13 +103,11 @@ __all__ = [
     "build_repair_prompt",
     "choice_claims",
     "choice_schema",
-    "choice_step_prompt",
     "constrained_schema",
     "data_block",
     "effective_requirements",
     "menu_step_prompt",
     "plain_schema",
-    "required_citations",
 ]
 
 VARIANTS: tuple[str, ...] = ("grounded", "ungrounded", "constrained", "extractive", "choice")
@@ -218,8 +216,8 @@ class Prompt:
     ``history`` holds earlier turns (role, content) between the system and the final user
     message: a repair prompt repeats the first user message and the model's reply there,
     so a local model reuses its cached prefix. ``graph``, ``review``, ``menu`` and
-    ``menu_chosen`` are kept for narrators and simulators and are not part of the hash
-    or the repr (the menu is, through the schema).
+    ``listing`` are kept for narrators and simulators and are not part of the hash or the
+    repr (the menu and listing are, through the schema and the user text).
     """
 
     variant: str
@@ -237,9 +235,6 @@ class Prompt:
     #: The claim menu (extractive variant; empty otherwise). The schema's enum holds the
     #: same items, so the hash covers them.
     menu: tuple[MenuItem, ...] = field(default=(), compare=False, repr=False)
-    #: For a per-claim step prompt of a menu decode (see :func:`menu_step_prompt`): the
-    #: claims chosen before this step.
-    menu_chosen: tuple[dict[str, Any], ...] = field(default=(), compare=False, repr=False)
     #: The numbered list of the choice variant: number ``i`` is ``listing[i - 1]`` (the
     #: user text holds the same list, so the hash covers it). ``menu`` is what of it is
     #: still offered.
@@ -333,56 +328,12 @@ def _select_nodes(graph: EvidenceGraph, max_nodes: int) -> list[NodeModel]:
     return [n for n in nodes if n.id in chosen]
 
 
-def _mentioned_entities(graph: EvidenceGraph, node: NodeModel) -> list[str]:
-    found = [m.entity_id for m in graph.matcher.mentions(node.statement)]
-    return list(dict.fromkeys([*found, *node.entities]))
-
-
-def _example_claim(
-    graph: EvidenceGraph, nodes: Sequence[NodeModel], usable: Sequence[tuple[Rule, list[list[str]]]]
-) -> dict[str, Any]:
-    """A valid claim from the graph: the first rule whose requirements the listed nodes meet."""
-    for rule, reqs in sorted(usable, key=lambda ru: -len(ru[1])):
-        if not reqs:
-            continue
-        first = next(n for n in nodes if n.type in reqs[0])
-        cited = required_citations(graph, first, reqs, nodes)
-        return {
-            "type": rule.claim_type,
-            "cited_evidence_ids": [n.id for n in cited],
-            "text": graph.named(first.statement),
-            "entities": _mentioned_entities(graph, first),
-            "numbers": list(first.numbers),
-        }
-    rule = usable[0][0]
-    first = nodes[0]
-    return {
-        "type": rule.claim_type,
-        "cited_evidence_ids": [first.id],
-        "text": graph.named(first.statement),
-        "entities": _mentioned_entities(graph, first),
-        "numbers": list(first.numbers),
-    }
-
-
-def required_citations(
-    graph: EvidenceGraph,
-    anchor: NodeModel,
-    reqs: Sequence[Sequence[str]],
-    nodes: Sequence[NodeModel],
-) -> list[NodeModel]:
-    """One node per requirement, starting with ``anchor`` (which meets the first).
-
-    For the later requirements a node linked to the anchor by an edge is preferred (a
-    cap hit and the segment it moves spend to), else the first listed node of a required type.
-    """
-    linked = {e.target for e in graph.model.edges if e.source == anchor.id}
-    linked |= {e.source for e in graph.model.edges if e.target == anchor.id}
-    cited = [anchor]
-    for req in reqs[1:]:
-        fits = [n for n in nodes if n.type in req]
-        cited.append(next((n for n in fits if n.id in linked), fits[0]))
-    return cited
+def _example_claim(graph: EvidenceGraph, nodes: Sequence[NodeModel]) -> dict[str, Any] | None:
+    """A valid claim from the graph: the menu item over the listed nodes
+    (:func:`verity.llm.menu.node_item`, whole statements) that cites the most nodes, the
+    first in menu order among those; None when the menu is empty."""
+    items = menu_items(graph, [n.id for n in nodes], substatements=False)
+    return max(items, key=lambda item: len(item.cited_evidence_ids)).claim() if items else None
 
 
 def _claim_types(usable: Sequence[tuple[Rule, list[list[str]]]]) -> dict[str, Any]:
@@ -501,7 +452,7 @@ def _grounded_sections(
         *([("optional", optional)] if optional else []),
         ("entities", _entity_names(graph)),
         ("numbers", numbers),
-        ("example_claim", _example_claim(graph, nodes, usable)),
+        *([("example_claim", ex)] if (ex := _example_claim(graph, nodes)) else []),
     ]
 
 
@@ -536,17 +487,17 @@ def choice_claims(prompt: Prompt, labels: Sequence[Any]) -> list[dict[str, Any]]
     when a number is not one the prompt's schema offers, or states a fact an earlier
     number of the list states."""
     offered = set(prompt.json_schema["properties"]["facts"]["items"]["enum"])
-    out: list[dict[str, Any]] = []
+    chosen: list[MenuItem] = []
     for label in labels:
         if isinstance(label, bool) or not isinstance(label, int) or label not in offered:
             return None
         if not 1 <= label <= len(prompt.listing):
             return None
         item = prompt.listing[label - 1]
-        if item not in _remaining(prompt.listing, out):
+        if item not in _remaining(prompt.listing, chosen):
             return None
-        out.append(item.claim())
-    return out
+        chosen.append(item)
+    return [item.claim() for item in chosen]
 
 
 def _choice_sections(listing: Sequence[MenuItem]) -> list[tuple[str, Any]]:
@@ -764,8 +715,14 @@ _NEXT_CLAIM = (
 )
 
 
-def menu_step_prompt(prompt: Prompt, chosen: Sequence[Mapping[str, Any]]) -> Prompt:
-    """The chat prompt for one claim of a menu decode, after the claims ``chosen`` so far.
+def _written(chosen: Sequence[Said]) -> list[dict[str, Any]]:
+    """The claims said so far as the model's reply holds them."""
+    return [c.claim() if isinstance(c, MenuItem) else dict(c) for c in chosen]
+
+
+def menu_step_prompt(prompt: Prompt, chosen: Sequence[Said]) -> Prompt:
+    """The chat prompt for one claim of a menu decode, after the claims ``chosen`` so far
+    (the menu items taken, or a claim as the model wrote it where it took no item).
 
     Its schema offers exactly one claim from what is left of the menu. The messages are
     the prompt's own, then (once a claim was chosen) the claims so far as the assistant's
@@ -780,7 +737,7 @@ def menu_step_prompt(prompt: Prompt, chosen: Sequence[Mapping[str, Any]]) -> Pro
         history = (
             *history,
             ("user", prompt.user),
-            ("assistant", json.dumps({"claims": [dict(c) for c in chosen]}, ensure_ascii=False)),
+            ("assistant", json.dumps({"claims": _written(chosen)}, ensure_ascii=False)),
         )
         user = _NEXT_CLAIM
     return Prompt(
@@ -796,42 +753,4 @@ def menu_step_prompt(prompt: Prompt, chosen: Sequence[Mapping[str, Any]]) -> Pro
         history=history,
         graph=prompt.graph,
         review=prompt.review,
-        menu_chosen=tuple(dict(c) for c in chosen),
-    )
-
-
-_NEXT_FACT = (
-    "Choose the next fact: the number of one more fact from DATA that your choices above "
-    'do not state. Reply with the same JSON format, {"facts": [...]} holding that number.'
-)
-
-
-def choice_step_prompt(prompt: Prompt, chosen: Sequence[Mapping[str, Any]]) -> Prompt:
-    """:func:`menu_step_prompt` for the choice variant: one number from those still
-    allowed (:func:`verity.llm.menu.allowed_items`), after the claims ``chosen`` so far,
-    which the history holds as the model's numbers. Like a menu step, it has no menu of
-    its own (a narrator answers it with one call); its listing and schema say what a
-    number stands for and which are allowed."""
-    allowed = allowed_items(prompt.menu, chosen)
-    history = prompt.history
-    user = prompt.user
-    if chosen:
-        said = [_labels(prompt, [item])[0] for item in items_of(prompt.listing, chosen)]
-        history = (*history, ("user", prompt.user), ("assistant", json.dumps({"facts": said})))
-        user = _NEXT_FACT
-    return Prompt(
-        variant=prompt.variant,
-        graph_id=prompt.graph_id,
-        system=prompt.system,
-        user=user,
-        json_schema=choice_schema(_labels(prompt, allowed), 1),
-        max_claims=1,
-        pass_index=prompt.pass_index,
-        listed_node_ids=prompt.listed_node_ids,
-        omitted_node_ids=prompt.omitted_node_ids,
-        history=history,
-        graph=prompt.graph,
-        review=prompt.review,
-        menu_chosen=tuple(dict(c) for c in chosen),
-        listing=prompt.listing,
     )

@@ -105,9 +105,12 @@ def test_recorded_extractive_narration_replays(tmp_path: Path, graph: EvidenceGr
 class FakeMenuCompletions:
     """A fake endpoint that honours the schema: answers the ``pick``-th item it is offered."""
 
-    def __init__(self, pick: int = 0, fail_at: int | None = None) -> None:
+    def __init__(
+        self, pick: int = 0, fail_at: int | None = None, off_menu_at: int | None = None
+    ) -> None:
         self.pick = pick
         self.fail_at = fail_at
+        self.off_menu_at = off_menu_at  # this step ignores the schema: it rewords its claim
         self.bodies: list[dict[str, Any]] = []
 
     def _answer(self, body: dict[str, Any]) -> Any:
@@ -118,7 +121,9 @@ class FakeMenuCompletions:
                 "boom", response=httpx.Response(500, request=request), body=None
             )
         offered = _offered(body)
-        claim = offered[min(self.pick, len(offered) - 1)]
+        claim = dict(offered[min(self.pick, len(offered) - 1)])
+        if self.off_menu_at is not None and len(self.bodies) - 1 == self.off_menu_at:
+            claim["text"] = "Everyone agrees that " + claim["text"]
         message = SimpleNamespace(content=json.dumps({"claims": [claim]}), refusal=None)
         return SimpleNamespace(
             choices=[SimpleNamespace(message=message, finish_reason="stop")],
@@ -186,6 +191,21 @@ def test_a_failed_request_mid_decode_keeps_the_claims_before_it(
     first = FakeMenuCompletions(fail_at=0)
     failed = _openai(first).narrate(prompt)
     assert failed.narration is None and failed.api_error is not None
+
+
+def test_a_claim_off_the_menu_is_kept_as_written_and_counts_as_told(
+    prompt: Prompt, graph: EvidenceGraph
+) -> None:
+    fake = FakeMenuCompletions(off_menu_at=1)
+    attempt = _openai(fake).narrate(prompt)
+    written = attempt.claims[1]
+    assert written["text"].startswith("Everyone agrees that ")  # as the model wrote it
+    node = written["cited_evidence_ids"][0]
+    later = [c for body in fake.bodies[2:] for c in _offered(body)]
+    assert later and all(c["cited_evidence_ids"][0] != node for c in later)  # told
+    assert len(set(_facts(attempt.claims))) == len(attempt.claims) == 5
+    report = verify(graph, attempt.narration or {}, "strict")
+    assert [v.id for v in report.claims if not v.passed] == ["c2"]  # verify judges it
 
 
 # --- repair: replacements come from what is left of the menu ------------------------------

@@ -17,12 +17,13 @@ the narrator.
 
 Menu decoding (the extractive and choice variants, a prompt with a ``menu``):
 :func:`narrate_menu` asks for one claim per call, each time from what the menu still
-allows (:func:`verity.llm.prompts.menu_step_prompt`,
-:func:`verity.llm.prompts.choice_step_prompt`), and returns one attempt for the whole
-narration: the chosen claims as ``{"claims": [...]}`` (choice: the chosen numbers as
-``{"facts": [...]}``), usage, latency and retries summed over the calls. A step that
-fails ends the decode; the claims chosen before it stand (with the step's ``api_error``
-recorded when it failed in transport).
+allows (:func:`verity.llm.prompts.menu_step_prompt`), and returns one attempt for the
+whole narration: the chosen claims as ``{"claims": [...]}``, usage, latency and retries
+summed over the calls. Each step's claim is taken as the menu item it is
+(:func:`verity.llm.menu.item_for`, the one place model output is matched to the menu); a
+claim that is no offered item (an endpoint that did not enforce the schema) is kept as
+written, for verify to judge. A step that fails ends the decode; the claims chosen before
+it stand (with the step's ``api_error`` recorded when it failed in transport).
 
 A choice prompt's output (``{"facts": [...]}``, numbers of its listing) is read by
 :func:`parse_choice`: each number becomes the claim of its item
@@ -36,15 +37,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from verity.formats import NARRATION_FORMAT, REFUSAL
 from verity.llm.choice import CHOICE_KEY, ChoiceFault, offered_by, read_choice
 from verity.llm.claim_ids import renumber
-from verity.llm.menu import items_of
-from verity.llm.prompts import Prompt, choice_claims, choice_step_prompt, menu_step_prompt
+from verity.llm.menu import MenuItem, Said, allowed_items, item_for
+from verity.llm.prompts import Prompt, choice_claims, menu_step_prompt
 
 __all__ = [
     "API_ERROR_CODES",
@@ -433,7 +434,7 @@ def api_error_attempt(
     )
 
 
-def menu_attempt(prompt: Prompt, chosen: list[Any], steps: list[Attempt]) -> Attempt:
+def menu_attempt(prompt: Prompt, chosen: Sequence[Said], steps: list[Attempt]) -> Attempt:
     """One attempt for a whole menu decode: ``chosen`` claims, ``steps`` the calls made.
 
     With no claim chosen it is the first step's failure (re-keyed to ``prompt``). A
@@ -451,11 +452,9 @@ def menu_attempt(prompt: Prompt, chosen: list[Any], steps: list[Attempt]) -> Att
             prompt, narrator="menu", model="menu", code="api.error", message="no step ran"
         )
     narration: dict[str, Any] | None
-    if chosen and prompt.listing:
-        raw = json.dumps({"facts": _chosen_labels(prompt, chosen)})
-        narration, error = _narration_of(list(chosen), prompt.graph_id), None
-    elif chosen:
-        raw = json.dumps({"claims": chosen}, ensure_ascii=False)
+    if chosen:
+        claims = [c.claim() if isinstance(c, MenuItem) else dict(c) for c in chosen]
+        raw = json.dumps({"claims": claims}, ensure_ascii=False)
         narration, error = parse_output(raw, "stop", prompt.graph_id)
     else:
         raw, narration, error = last.raw_text, None, last.parse_error
@@ -475,53 +474,42 @@ def menu_attempt(prompt: Prompt, chosen: list[Any], steps: list[Attempt]) -> Att
     )
 
 
-def _step_claim(attempt: Attempt) -> Any | None:
-    """The one claim a step returned (as written, without the narrator's id), or None."""
+def _step_claim(attempt: Attempt, offered: Sequence[MenuItem]) -> Said | None:
+    """The one claim a step returned: the offered item it is, else the claim as written
+    (without the narrator's id); None when the step gave no claim object."""
     if attempt.api_error is not None or attempt.narration is None:
         return None
     claims = attempt.claims
-    if not claims:
+    if not claims or not isinstance(claims[0], dict):
         return None
-    first = claims[0]
-    return {k: v for k, v in first.items() if k != "id"} if isinstance(first, dict) else first
-
-
-def _chosen_labels(prompt: Prompt, chosen: list[Any]) -> list[int]:
-    """The listing numbers of the chosen claims (each was filled in from its item)."""
-    number = {item: i for i, item in enumerate(prompt.listing, start=1)}
-    return [number[item] for item in items_of(prompt.listing, chosen)]
-
-
-def _next_step(prompt: Prompt, chosen: list[Any]) -> Prompt | None:
-    if len(chosen) >= prompt.max_claims:
-        return None
-    claims = [c for c in chosen if isinstance(c, dict)]
-    if prompt.listing:
-        step = choice_step_prompt(prompt, claims)
-        enum = step.json_schema["properties"]["facts"]["items"]["enum"]
-    else:
-        step = menu_step_prompt(prompt, claims)
-        enum = step.json_schema["properties"]["claims"]["items"]["enum"]
-    return step if enum else None
+    written = {k: v for k, v in claims[0].items() if k != "id"}
+    return item_for(offered, written) or written
 
 
 class _MenuDecode:
     """The state of one menu decode, shared by :func:`narrate_menu` and
-    :func:`anarrate_menu`: the claims chosen and the calls made so far."""
+    :func:`anarrate_menu`: the claims chosen, what the current step offers and the calls
+    made so far."""
 
     def __init__(self, prompt: Prompt) -> None:
         self._prompt = prompt
-        self._chosen: list[Any] = []
+        self._chosen: list[Said] = []
+        self._offered: list[MenuItem] = []
         self._steps: list[Attempt] = []
 
     def next_step(self) -> Prompt | None:
-        """The next step's prompt, or None when the menu is used up."""
-        return _next_step(self._prompt, self._chosen)
+        """The next step's prompt, or None when the claims are told or the menu used up."""
+        if len(self._chosen) >= self._prompt.max_claims:
+            return None
+        self._offered = allowed_items(self._prompt.menu, self._chosen)
+        if not self._offered:
+            return None
+        return menu_step_prompt(self._prompt, self._chosen)
 
     def took(self, attempt: Attempt) -> bool:
         """Record a step's attempt; False when it gave no claim (the decode stops)."""
         self._steps.append(attempt)
-        claim = _step_claim(attempt)
+        claim = _step_claim(attempt, self._offered)
         if claim is None:
             return False
         self._chosen.append(claim)

@@ -89,7 +89,7 @@ from typing import IO, Any
 from verity.errors import InputError, VerityError
 from verity.extras import PORTABLE_CMAKE_ARGS, install_hint, missing_modules
 from verity.interrupts import signals_held
-from verity.llm.menu import allowed_items
+from verity.llm.menu import MenuItem, allowed_items
 from verity.llm.narrators.base import Attempt, Usage, api_error_attempt, output_attempt
 from verity.llm.prompts import Prompt
 from verity.progress import ClaimChosen, ModelLoading, OnEvent, PromptEvaluating, silent
@@ -607,7 +607,7 @@ class _Engine:
         _forget(llm)
         head = _chat_text(prompt) + '{"claims": ['
         written: list[str] = []  # each chosen claim exactly as the model wrote it
-        chosen: list[dict[str, Any]] = []
+        chosen: list[MenuItem] = []
         latency = 0.0
         completion = 0
         prompt_tokens = 0
@@ -657,15 +657,11 @@ class _Engine:
             completion += int(usage.get("completion_tokens", 0))
             finish = choice.get("finish_reason")
             text = _complete(str(choice.get("text") or ""), literals)
-            try:
-                claim = json.loads(text)
-            except ValueError:
+            if text not in literals:
                 break  # cut short (the token limit): the claims before it stand
-            if not isinstance(claim, dict):
-                break
             written.append(text)
-            chosen.append(claim)
-            self._report(ClaimChosen(len(chosen), prompt.max_claims, str(claim.get("text", ""))))
+            chosen.append(left[literals.index(text)])
+            self._report(ClaimChosen(len(chosen), prompt.max_claims, chosen[-1].text))
             finish = "stop"
         raw = '{"claims": [' + ", ".join(written) + "]}"
         return output_attempt(
@@ -836,7 +832,7 @@ class _Chooser:
         comma = separator[0]
         logits = self._start(pieces)
         number = {item: i for i, item in enumerate(prompt.listing, start=1)}
-        chosen: list[dict[str, Any]] = []
+        chosen: list[MenuItem] = []
         labels: list[int] = []
         while len(labels) < prompt.max_claims:
             allowed = allowed_items(prompt.menu, chosen)
@@ -850,8 +846,8 @@ class _Chooser:
             spellings = {number[item]: tuple(digits(number[item])) for item in allowed}
             label = self._choose(logits, spellings, comma)
             labels.append(label)
-            chosen.append(prompt.listing[label - 1].claim())
-            self.report(ClaimChosen(len(labels), prompt.max_claims, str(chosen[-1]["text"])))
+            chosen.append(prompt.listing[label - 1])
+            self.report(ClaimChosen(len(labels), prompt.max_claims, chosen[-1].text))
         self.pending = []
         reply = ", ".join(map(str, labels)) + "]}"
         return labels, len(self.llm.tokenize(reply.encode("utf-8"), add_bos=False, special=False))

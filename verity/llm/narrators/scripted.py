@@ -4,11 +4,9 @@ It is labelled as simulated everywhere its results appear (``narrator`` is
 ``scripted:MIX (simulated)``, ``model`` is ``simulated``, ``simulated`` is true).
 It is for fast tests and large-scale runs of the pipeline, never for headline results.
 
-From the prompt's graph it builds one valid claim per listed node: the claim type is
-the first rule whose first requirement the node meets (the companions of the other
-requirements are picked by :func:`verity.llm.prompts.required_citations`), otherwise a rule
-without requirements (preferring one whose name is part of the node type); the text is
-the node's statement verbatim, so the claim passes every strict gate. It then takes up
+From the prompt's graph it builds one valid claim per listed node
+(:func:`valid_claims`: the node's whole statement, with display names, under the first
+rule the claim menu offers it), so the claim passes every strict gate. It then takes up
 to ``max_claims`` of them round-robin over claim types and injects errors, each with the
 mix's rate, drawn from ``random.Random`` seeded by the seed and the prompt hash:
 
@@ -52,11 +50,10 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from verity.core.graph import EvidenceGraph
-from verity.core.models import NodeModel
 from verity.errors import InputError
-from verity.llm.menu import allowed_items
+from verity.llm.menu import MenuItem, allowed_items, menu_items
 from verity.llm.narrators.base import Attempt, Usage, output_attempt
-from verity.llm.prompts import Prompt, effective_requirements, required_citations
+from verity.llm.prompts import Prompt
 from verity.llm.schema import CLAIM_OUTPUT_FIELDS
 from verity.text.normalize import normalize
 
@@ -117,47 +114,16 @@ _NEGATION = re.compile(r"\b(not|no|never|without|cannot)\s+", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
 
 
-def _mentioned(graph: EvidenceGraph, text: str) -> list[str]:
-    return list(dict.fromkeys(m.entity_id for m in graph.matcher.mentions(text)))
-
-
-def _free_rule(graph: EvidenceGraph, node: NodeModel) -> str | None:
-    free = [r.claim_type for r in graph.model.rules if not r.requires]
-    named = [t for t in free if t.casefold() in node.type.casefold()]
-    choices = named or free
-    return choices[0] if choices else None
-
-
 def valid_claims(
     graph: EvidenceGraph, node_ids: Sequence[str] | None = None
 ) -> list[dict[str, Any]]:
-    """One claim per listed node that passes every strict gate (ids not assigned)."""
-    wanted = set(node_ids) if node_ids is not None else None
-    nodes = [n for n in graph.model.nodes if wanted is None or n.id in wanted]
-    types = frozenset(n.type for n in nodes)
-    out: list[dict[str, Any]] = []
-    for node in nodes:
-        claim_type: str | None = None
-        cited = [node]
-        for rule in graph.model.rules:
-            reqs = effective_requirements(rule, types)
-            if reqs and node.type in reqs[0]:
-                claim_type, cited = rule.claim_type, required_citations(graph, node, reqs, nodes)
-                break
-        if claim_type is None:
-            claim_type = _free_rule(graph, node)
-        if claim_type is None:
-            continue
-        out.append(
-            {
-                "type": claim_type,
-                "cited_evidence_ids": [n.id for n in cited],
-                "text": node.statement,
-                "entities": _mentioned(graph, node.statement),
-                "numbers": list(node.numbers),
-            }
-        )
-    return out
+    """One claim per listed node that passes every strict gate (ids not assigned), in
+    node order: the node's whole statement under the first rule the menu offers it
+    (:func:`verity.llm.menu.node_item`; a node the menu leaves off yields none)."""
+    first: dict[str, MenuItem] = {}
+    for item in menu_items(graph, node_ids, substatements=False):
+        first.setdefault(item.node_id, item)
+    return [first[n.id].claim() for n in graph.model.nodes if n.id in first]
 
 
 def _round_robin(claims: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
@@ -323,8 +289,6 @@ class ScriptedNarrator:
     def _claims(
         self, prompt: Prompt, graph: EvidenceGraph, rng: random.Random
     ) -> list[dict[str, Any]]:
-        if prompt.menu:
-            return self._menu_claims(prompt, rng)
         inject = _Injector(graph, self.mix, rng)
         candidates = valid_claims(graph, prompt.listed_node_ids or None)
         if not candidates:
@@ -355,20 +319,20 @@ class ScriptedNarrator:
                 ]
         return out[: max(1, prompt.max_claims)]
 
-    def _menu_claims(self, prompt: Prompt, rng: random.Random) -> list[dict[str, Any]]:
+    def _menu_claims(self, prompt: Prompt, rng: random.Random) -> list[MenuItem]:
         """Distinct facts from the menu, round-robin over claim types in a seeded order."""
         limit = min(self.mix.max_claims, prompt.max_claims)
         items = list(prompt.menu)
         rng.shuffle(items)
-        out: list[dict[str, Any]] = []
+        out: list[MenuItem] = []
         while len(out) < limit:
             allowed = set(allowed_items(prompt.menu, out))
             left = [item for item in items if item in allowed]
             if not left:
                 break
-            used = [c["type"] for c in out]
+            used = [c.claim_type for c in out]
             left.sort(key=lambda item: used.count(item.claim_type))  # stable: keeps the draw
-            out.append(left[0].claim())
+            out.append(left[0])
         return out
 
     def narrate(self, prompt: Prompt) -> Attempt:
@@ -378,11 +342,14 @@ class ScriptedNarrator:
             )
         started = time.perf_counter()
         rng = random.Random(f"{self.seed}|{self.mix.name}|{prompt.prompt_hash}")
-        claims = self._claims(prompt, prompt.graph, rng)
         if prompt.listing:
-            number = {json.dumps(item.claim()): i for i, item in enumerate(prompt.listing, 1)}
-            raw = json.dumps({"facts": [number[json.dumps(c)] for c in claims]})
+            number = {item: i for i, item in enumerate(prompt.listing, 1)}
+            raw = json.dumps({"facts": [number[i] for i in self._menu_claims(prompt, rng)]})
+        elif prompt.menu:
+            claims = [item.claim() for item in self._menu_claims(prompt, rng)]
+            raw = json.dumps({"claims": claims}, ensure_ascii=False)
         else:
+            claims = self._claims(prompt, prompt.graph, rng)
             raw = json.dumps({"claims": claims}, ensure_ascii=False)
         return output_attempt(
             prompt,
