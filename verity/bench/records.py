@@ -8,9 +8,15 @@ run (nothing failed, or the narrator could not be reached) is still recorded, wi
 ``status`` ``"carried"``: it repeats the previous pass's claims and verdicts, so that
 every pass aggregates over the same instances.
 
-Every record names the run settings it belongs to (``profiles``, ``repairs``, ``seed``),
-so a file alone says which records make an instance complete. Reading tolerates a
-partial last line (a run killed mid-write); any other unreadable line is an input error.
+Every record names the run settings it belongs to (``profiles``, ``repairs``, ``seed``,
+and ``restate`` when on), so a file alone says which records make an instance complete.
+A ``--restate`` run also records, on the record that ends each profile's repair loop (the
+last pass; pass 0 when there are no repairs), how the claims that ship got through
+(``shipped_by``: as written, after repair, restated) and what was restated (``restated``);
+the pass's own ``claims`` and ``verdicts`` stay the narrator's, so survival per pass reads
+the same with restate on or off. A run without ``--restate`` writes none of these keys.
+Reading tolerates a partial last line (a run killed mid-write); any other unreadable line
+is an input error.
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ __all__ = [
     "InstanceKey",
     "LoadedRecords",
     "RecordKey",
+    "RestatedClaim",
+    "ShippedBy",
     "TokenUsage",
     "VerdictRecord",
     "cluster_of",
@@ -71,6 +79,29 @@ class TokenUsage(_Model):
 
     prompt_tokens: int = Field(default=0, ge=0)
     completion_tokens: int = Field(default=0, ge=0)
+
+
+class ShippedBy(_Model):
+    """How the claims a profile's narration ships got through
+    (:meth:`verity.llm.repair.NarrationResult.shipped_by`)."""
+
+    as_written: int = Field(ge=0)
+    after_repair: int = Field(ge=0)
+    restated: int = Field(ge=0)
+
+    @property
+    def shipped(self) -> int:
+        return self.as_written + self.after_repair + self.restated
+
+
+class RestatedClaim(_Model):
+    """A claim shipped as its cited node's nearest declared sentence
+    (:class:`verity.llm.repair.Restatement`): what ships and what the narrator wrote."""
+
+    id: str
+    node_id: str
+    text: str
+    restated_from: str
 
 
 class VerdictRecord(_Model):
@@ -136,6 +167,12 @@ class BenchRecord(_Model):
     #: Per profile of ``verdicts``: whether what the pass ships opens with a claim that
     #: narrates a headline node; absent for a graph without a headline.
     opens_with_headline: dict[str, bool] = Field(default_factory=dict)
+    #: The run restated claims refused only by their words (``--restate``).
+    restate: bool = False
+    #: Per profile whose repair loop ends at this record: how what ships got through, and
+    #: the claims restated (``--restate`` runs only).
+    shipped_by: dict[str, ShippedBy] = Field(default_factory=dict)
+    restated: dict[str, list[RestatedClaim]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _consistent(self) -> BenchRecord:
@@ -155,6 +192,10 @@ class BenchRecord(_Model):
             raise ValueError(f"verdicts must be given under exactly {sorted(want)}")
         if not set(self.opens_with_headline) <= want:
             raise ValueError("opens_with_headline names a profile without verdicts")
+        if (self.shipped_by or self.restated) and not self.restate:
+            raise ValueError("shipped_by and restated belong to a restate run")
+        if not set(self.shipped_by) <= want or not set(self.restated) <= set(self.shipped_by):
+            raise ValueError("shipped_by or restated names a profile without verdicts")
         return self
 
     @property
@@ -190,6 +231,9 @@ def record_line(record: BenchRecord) -> str:
     data = record.model_dump(mode="json")
     if not data["opens_with_headline"]:
         del data["opens_with_headline"]  # records of graphs without a headline read as before
+    for key in ("restate", "shipped_by", "restated"):
+        if not data[key]:
+            del data[key]  # records of a run without --restate read as before
     return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
@@ -283,8 +327,15 @@ def complete_instances(
         group = sorted(groups[key], key=lambda r: (r.pass_index, r.repair_profile or ""))
         first = group[0]
         same = all(
-            (r.profiles, r.repairs, r.seed, r.cluster, r.simulated)
-            == (first.profiles, first.repairs, first.seed, first.cluster, first.simulated)
+            (r.profiles, r.repairs, r.seed, r.restate, r.cluster, r.simulated)
+            == (
+                first.profiles,
+                first.repairs,
+                first.seed,
+                first.restate,
+                first.cluster,
+                first.simulated,
+            )
             for r in group
         )
         if same and {r.key for r in group} == expected_keys(key, first.profiles, first.repairs):

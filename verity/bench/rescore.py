@@ -38,9 +38,16 @@ def _verdicts(graph: EvidenceGraph, claims: Sequence[object], profile: str) -> l
 def rescore_records(
     records: Iterable[BenchRecord], graphs: Mapping[str, EvidenceGraph]
 ) -> list[BenchRecord]:
-    """The records with their verdicts recomputed under the current gates (same order)."""
+    """The records with their verdicts recomputed under the current gates (same order).
+    Records of a ``--restate`` run are refused: their restatements and ``shipped_by``
+    counts were checked under the gates of that run."""
     out = []
     for record in records:
+        if record.restate:
+            raise InputError(
+                "a --restate run cannot be re-scored (its restatements rest on the gates "
+                "that made them); run it again with --restate"
+            )
         if not record.claims and record.status != "ok":
             out.append(record)
             continue

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from verity.bench import DEFAULT_RESAMPLES, MAX_REPAIRS, RESULTS_FILE
 from verity.bench.records import (
@@ -38,6 +38,8 @@ from verity.bench.records import (
     ErrorInfo,
     InstanceKey,
     LoadedRecords,
+    RestatedClaim,
+    ShippedBy,
     TokenUsage,
     VerdictRecord,
     cluster_of,
@@ -56,6 +58,9 @@ from verity.files import staged_dir, write_file
 from verity.llm.narrators.base import Attempt, Narrator
 from verity.llm.prompts import VARIANTS, Prompt
 from verity.progress import Progress
+
+if TYPE_CHECKING:
+    from verity.llm.repair import Restatement
 
 __all__ = [
     "DEFAULT_GRAPHS",
@@ -98,23 +103,31 @@ class PassResult(Protocol):
 
 
 class RepairResult(Protocol):
-    """What the repair loop returns: its passes, first pass first."""
+    """What the repair loop returns: its passes, first pass first, and (read only in a
+    ``--restate`` run) what it restated and how the claims that ship got through."""
 
     @property
     def passes(self) -> Sequence[PassResult]: ...
+
+    @property
+    def restated(self) -> Sequence[Restatement]: ...
+
+    def shipped_by(self) -> dict[str, int]: ...
 
 
 #: ``(graph, narrator, variant, profile, repairs) -> RepairResult``
 RepairFn = Callable[[EvidenceGraph, Narrator, str, str, int], RepairResult]
 
 
-def _default_repair_fn() -> RepairFn:
+def _default_repair_fn(restate: bool = False) -> RepairFn:
+    """:func:`verity.pipeline.narrate`, restating claims refused only by their words when
+    ``restate``."""
     from verity.pipeline import narrate
 
     def run(
         graph: EvidenceGraph, narrator: Narrator, variant: str, profile: str, repairs: int
     ) -> RepairResult:
-        result: RepairResult = narrate(graph, narrator, variant, profile, repairs)
+        result: RepairResult = narrate(graph, narrator, variant, profile, repairs, restate=restate)
         return result
 
     return run
@@ -134,6 +147,8 @@ class BenchPlan:
     repairs: int = 1
     seed: int = 0
     concurrency: int = 1
+    #: Ship a claim refused only by its words as its node's declared sentence (``--restate``).
+    restate: bool = False
 
     def __post_init__(self) -> None:
         check_plan(self.narrators, self.variants, self.profiles, self.repairs, self.concurrency)
@@ -404,11 +419,15 @@ def instance_records(
     repair_fn: RepairFn,
     *,
     lock: threading.Lock | None = None,
+    restate: bool = False,
 ) -> list[BenchRecord]:
     """Run one instance under every profile and return its records (pass 0 first).
 
     A pass the repair loop did not run is recorded as ``carried`` (the previous pass
-    repeated), so every instance has ``1 + repairs * len(profiles)`` records.
+    repeated), so every instance has ``1 + repairs * len(profiles)`` records. With
+    ``restate`` (``repair_fn`` restated), every record says so and the record ending each
+    profile's loop holds its ``shipped_by`` counts and restatements
+    (:func:`_with_restated`).
     """
     started = time.perf_counter()
     shared = _SharedFirstPass(narrator, lock)
@@ -426,6 +445,7 @@ def instance_records(
         "profiles": list(profiles),
         "repairs": repairs,
         "seed": seed,
+        "restate": restate,
     }
     verdicts0 = {p: verdict_records(results[p].passes[0].report) for p in profiles}
     heads0 = {p: opens_with_headline(graph, results[p].passes[0].report) for p in profiles}
@@ -447,7 +467,28 @@ def instance_records(
                 rec = _carried(previous, k, p)
             records.append(rec)
             previous = rec
-    return records
+    return _with_restated(records, results, repairs) if restate else records
+
+
+def _with_restated(
+    records: list[BenchRecord], results: Mapping[str, RepairResult], repairs: int
+) -> list[BenchRecord]:
+    """``records`` with each profile's ``shipped_by`` counts and restatements on the record
+    that ends its repair loop: pass ``repairs`` of that profile (pass 0, shared by every
+    profile, when ``repairs`` is 0)."""
+    out = list(records)
+    for i, rec in enumerate(out):
+        profiles = [p for p in rec.verdicts if rec.pass_index == repairs]
+        if not profiles:
+            continue
+        shipped_by = {p: ShippedBy(**results[p].shipped_by()) for p in profiles}
+        restated = {
+            p: [RestatedClaim(**r.to_dict()) for r in results[p].restated]
+            for p in profiles
+            if results[p].restated
+        }
+        out[i] = rec.model_copy(update={"shipped_by": shipped_by, "restated": restated})
+    return out
 
 
 # --- the results file ------------------------------------------------------------------
@@ -581,12 +622,12 @@ class _Unit:
 
 def _check_settings(
     done: Mapping[InstanceKey, list[BenchRecord]],
-    settings: tuple[Sequence[str], int, int],
+    settings: tuple[Sequence[str], int, int, bool],
     keys: set[InstanceKey] | None = None,
 ) -> None:
     """Refuse to resume records (of ``keys``; None: all) made with other profiles,
-    repairs or seed than ``settings``."""
-    profiles, repairs, seed = settings
+    repairs, seed or restate than ``settings``."""
+    profiles, repairs, seed, restate = settings
     for key, group in done.items():
         if keys is not None and key not in keys:
             continue
@@ -595,6 +636,11 @@ def _check_settings(
             raise InputError(
                 f"the results file was made with profiles {','.join(r.profiles)}, repairs "
                 f"{r.repairs}, seed {r.seed}; resume with the same settings or use another --out"
+            )
+        if r.restate != restate:
+            made = "with" if r.restate else "without"
+            raise InputError(
+                f"the results file was made {made} --restate; resume {made} it or use another --out"
             )
 
 
@@ -629,16 +675,17 @@ def check_out_dir(
     profiles: Sequence[str],
     repairs: int,
     seed: int,
+    restate: bool = False,
 ) -> None:
     """Refuse an output directory a run cannot use, writing nothing: a file of that
     name, results there without ``resume``, or results made with other profiles,
-    repairs or seed."""
+    repairs, seed or restate."""
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InputError(f"output directory {out} is a file")
     results = out / RESULTS_FILE
     decision = decide_resume(_read_results(results), results, resume=resume)
-    _check_settings(decision.complete, (profiles, repairs, seed))
+    _check_settings(decision.complete, (profiles, repairs, seed, restate))
 
 
 def _make_out_dir(out_dir: str | Path) -> Path:
@@ -690,7 +737,7 @@ def _unit_runner(
     plan: BenchPlan, built: Mapping[str, Narrator], repair_fn: RepairFn | None
 ) -> Callable[[_Unit], list[BenchRecord]]:
     """Runs one instance; a local narrator's instances take turns on one lock."""
-    fn = repair_fn if repair_fn is not None else _default_repair_fn()
+    fn = repair_fn if repair_fn is not None else _default_repair_fn(plan.restate)
     locks = {spec: threading.Lock() for spec in plan.narrators if spec.partition(":")[0] == "local"}
 
     def run_one(unit: _Unit) -> list[BenchRecord]:
@@ -703,6 +750,7 @@ def _unit_runner(
             plan.seed,
             fn,
             lock=locks.get(unit.spec),
+            restate=plan.restate,
         )
 
     return run_one
@@ -767,7 +815,8 @@ def run_bench(
     graphs = _load_graphs(plan.graphs)
     built, names = _build_narrators(plan, narrators, openai_options, local_options)
     units = _plan_units(plan, graphs, names)
-    _check_settings(done, (plan.profiles, plan.repairs, plan.seed), {u.key for u in units})
+    settings = (plan.profiles, plan.repairs, plan.seed, plan.restate)
+    _check_settings(done, settings, {u.key for u in units})
     todo = [u for u in units if u.key not in done]
     if log is not None:
         print(

@@ -19,6 +19,11 @@ claim of the same pass already states.
 Opening with the headline: on graphs that mark a headline node, the share of instances
 whose shipped narration (in the report's reading order) opens with a claim narrating one.
 
+Restated share (``--restate`` runs): per narrator x variant x profile, the share of the
+claims that ship (the last pass, plus the claims restated on it) that ship restated, from the
+``shipped_by`` counts the records hold; a ratio of sums with a cluster-bootstrap interval
+like survival's. It is a figure of its own: the pass cells count the narrator's claims.
+
 Paired deltas (after minus before) come with percentile intervals from a cluster bootstrap:
 clusters are resampled with replacement, and inside each resample the statistic is computed
 from summed counts (ratio of sums), never as a mean of per-instance ratios. Each comparison
@@ -30,14 +35,20 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from verity.bench import DEFAULT_LEVEL, DEFAULT_RESAMPLES
-from verity.bench.records import BenchRecord, InstanceKey, VerdictRecord, complete_instances
+from verity.bench.records import (
+    BenchRecord,
+    InstanceKey,
+    ShippedBy,
+    VerdictRecord,
+    complete_instances,
+)
 from verity.core.gates import GATE_NAMES
 from verity.llm.claim_ids import best_index
 from verity.llm.prompts import VARIANTS
@@ -53,6 +64,7 @@ __all__ = [
     "Instance",
     "Interval",
     "PassOutcome",
+    "RestatedStats",
     "Which",
     "analyze",
     "best_pass",
@@ -114,6 +126,8 @@ class Instance:
     cluster: str
     simulated: bool
     passes: Mapping[str, tuple[PassOutcome, ...]]
+    #: ``--restate`` runs: how what ships got through, per profile (empty otherwise).
+    shipped_by: Mapping[str, ShippedBy] = field(default_factory=dict)
 
 
 def _repeats(record: BenchRecord, verdicts: Sequence[VerdictRecord]) -> int:
@@ -153,13 +167,17 @@ def instances_from_records(
     for key, group in complete.items():
         first = group[0]
         passes: dict[str, tuple[PassOutcome, ...]] = {}
+        shipped_by: dict[str, ShippedBy] = {}
         for profile in first.profiles:
             chain = [_outcome(first, profile)]
+            last = first
             for k in range(1, first.repairs + 1):
-                rec = next(r for r in group if r.pass_index == k and r.repair_profile == profile)
-                chain.append(_outcome(rec, profile))
+                last = next(r for r in group if r.pass_index == k and r.repair_profile == profile)
+                chain.append(_outcome(last, profile))
             passes[profile] = tuple(chain)
-        out.append(Instance(key, first.cluster, first.simulated, passes))
+            if profile in last.shipped_by:
+                shipped_by[profile] = last.shipped_by[profile]
+        out.append(Instance(key, first.cluster, first.simulated, passes, shipped_by))
     return out, incomplete
 
 
@@ -502,6 +520,26 @@ class Comparison:
 
 
 @dataclass(frozen=True)
+class RestatedStats:
+    """Of one narrator x variant x profile in a ``--restate`` run: the claims that ship,
+    by how they got through, and the restated share's interval."""
+
+    narrator: str
+    simulated: bool
+    variant: str
+    profile: str
+    instances: int
+    as_written: int
+    after_repair: int
+    restated: int
+    share: Interval
+
+    @property
+    def shipped(self) -> int:
+        return self.as_written + self.after_repair + self.restated
+
+
+@dataclass(frozen=True)
 class Analysis:
     """Everything the report shows, computed from records alone."""
 
@@ -517,6 +555,8 @@ class Analysis:
     seed: int
     resamples: int
     level: float
+    #: ``--restate`` runs only: the restated share per narrator x variant x profile.
+    restated: list[RestatedStats] = field(default_factory=list)
 
 
 def pass_label(which: Which) -> str:
@@ -564,6 +604,7 @@ def analyze(
 
     cells: list[CellStats] = []
     comparisons: list[Comparison] = []
+    restated: list[RestatedStats] = []
     for narrator in narrators:
         for profile in profiles:
             for variant in variants:
@@ -596,6 +637,17 @@ def analyze(
                             ci,
                         )
                     )
+                found = _restated_stats(
+                    narrator,
+                    simulated[narrator],
+                    variant,
+                    profile,
+                    group,
+                    seed=seed,
+                    resamples=resamples,
+                    level=level,
+                )
+                restated.extend([found] if found is not None else [])
                 comparisons.extend(
                     _repair_comparisons(
                         narrator,
@@ -633,6 +685,44 @@ def analyze(
         seed,
         resamples,
         level,
+        restated,
+    )
+
+
+def _restated_stats(
+    narrator: str,
+    simulated: bool,
+    variant: str,
+    profile: str,
+    group: list[Instance],
+    *,
+    seed: int,
+    resamples: int,
+    level: float,
+) -> RestatedStats | None:
+    """The restated share of the claims ``group`` ships under ``profile``; None unless
+    every instance of the group holds its ``shipped_by`` counts (a ``--restate`` run)."""
+    ways = [(i.cluster, i.shipped_by.get(profile)) for i in group]
+    counts = [(c, w) for c, w in ways if w is not None]
+    if not counts or len(counts) != len(ways):
+        return None
+    name = f"restated|{narrator}|{variant}|{profile}"
+    share = ratio_interval(
+        ((c, (w.restated, w.shipped)) for c, w in counts),
+        resamples=resamples,
+        rng=rng_for(seed, name),
+        level=level,
+    )
+    return RestatedStats(
+        narrator,
+        simulated,
+        variant,
+        profile,
+        len(counts),
+        sum(w.as_written for _, w in counts),
+        sum(w.after_repair for _, w in counts),
+        sum(w.restated for _, w in counts),
+        share,
     )
 
 

@@ -99,6 +99,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_repairs(parser, "repair passes per profile")
     parser.add_argument(
+        "--restate",
+        action="store_true",
+        help="after the repair loop, ship a claim refused only by its words as its cited "
+        "node's nearest declared sentence, without a model call, and report the share of "
+        "shipped claims that shipped restated (off by default)",
+    )
+    parser.add_argument(
         "--seed",
         type=int,
         default=0,
@@ -117,7 +124,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--resume",
         action="store_true",
         help="continue the run in --out (also one that was interrupted), skipping "
-        "finished instances; the profiles, repairs and seed must be the run's",
+        "finished instances; the profiles, repairs, seed and --restate must be the run's",
     )
     parser.add_argument(
         "--concurrency",
@@ -260,7 +267,12 @@ def _check_inputs(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, A
     local = local_options(args, args.narrators)
     _confirm(args, _graph_count(args))
     check_out_dir(
-        args.out, resume=args.resume, profiles=args.profiles, repairs=args.repairs, seed=args.seed
+        args.out,
+        resume=args.resume,
+        profiles=args.profiles,
+        repairs=args.repairs,
+        seed=args.seed,
+        restate=args.restate,
     )
     options["notify"] = _notes  # make_narrator hands openai options to openai narrators only
     return options, local
@@ -281,6 +293,7 @@ def _bench(args: argparse.Namespace) -> int:
         repairs=args.repairs,
         seed=args.seed,
         concurrency=args.concurrency,
+        restate=args.restate,
     )
     outcome = run_bench(
         plan,
