@@ -95,6 +95,7 @@ V5_CONTROLS = harness.load(HERE / "v5_controls.json")["cases"]
 V5_FREE = harness.load(HERE / "v5_freetext.json")
 V5_CLASSES = {
     "scope_join",
+    "cap_switch_target",
     "gapped",
     "scope_next_sentence",
     "scope_into_list",

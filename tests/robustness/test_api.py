@@ -33,13 +33,12 @@ from verity import (
     GraphError,
     InputError,
     check_answer,
-    is_supported_v2,
     load_graph,
     verify,
 )
 from verity.core.report import Report
 from verity.stream import verify_lines
-from verity.text.align import is_supported_v1
+from verity.text.align import is_supported_v1, is_supported_v2
 from verity.text.segment import join_sentences
 
 GRAPH = load_graph(CARD_SMALL)
