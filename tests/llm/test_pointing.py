@@ -108,6 +108,25 @@ def test_restate_after_a_repair_counts_each_way() -> None:
     assert repaired.shipped_by() == {"as_written": 1, "after_repair": 1, "restated": 0}
 
 
+def test_restate_after_a_failed_repair_request_restates_the_pass_before_it() -> None:
+    """The repair request fails in transport: the claim pass 0 refused only by its words
+    still ships restated, with the claim pass 0 shipped as written."""
+    graph = load_graph(GRAPHS / "graphs" / "card_templates.json")
+    para = _claim(CASES["restate"][0])
+    good = {**para, "text": "Annual spending on dining is $4,000.00."}
+    result = narrate(
+        graph, FakeNarrator([[good, para], "api.server_error"]), "grounded", restate=True
+    )
+    assert result.stop_reason == "api_error" and len(result.passes) == 2
+    assert [r.id for r in result.restated] == ["c2"]
+    assert result.shipped_by() == {"as_written": 1, "after_repair": 0, "restated": 1}
+    final = {"graph_id": graph.graph_id, "claims": result.final_claims}
+    assert [c["id"] for c in result.final_claims] == ["c1", "c2"]
+    assert verify(graph, final, "strict").summary.all_claims_verified
+    plain = narrate(graph, FakeNarrator([[good, para], "api.server_error"]), "grounded")
+    assert plain.shipped_by() == {"as_written": 1, "after_repair": 0, "restated": 0}
+
+
 def test_cli_narrate_restate_is_off_by_default(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -180,18 +180,22 @@ class NarrationResult:
 
     @property
     def final(self) -> Report:
-        """The report on what ships: the last pass's, with any restated claims."""
+        """The report on what ships: the last pass's, or with ``restate`` that of the last
+        pass the model answered with its claims restated (:func:`restate_pass`)."""
         if self.restated_report is not None:
             return self.restated_report
         return self.passes[-1].report
 
     @property
     def final_claims(self) -> list[Any]:
-        """The claims of the final narration (the last pass's, restated ones restated)."""
+        """The claims of the final narration: those of the pass :attr:`final` reports on
+        (the last pass, or with ``restate`` the last one the model answered), restated
+        ones restated."""
         texts = {r.id: r.text for r in self.restated}
+        source = _answered(self.passes) if self.restated_report is not None else self.passes[-1]
         return [
             {**c, "text": texts[c["id"]]} if isinstance(c, dict) and c.get("id") in texts else c
-            for c in self.passes[-1].claims
+            for c in source.claims
         ]
 
     def shipped_by(self) -> dict[str, int]:
@@ -557,6 +561,16 @@ def restate_pass(
     return report, tuple(done)
 
 
+def _answered(passes: Sequence[Pass]) -> Pass:
+    """The last pass the model answered: a repair whose request failed in transport
+    holds only the claims kept before it, so the pass before it holds the refused claims
+    a restatement may still ship."""
+    last = passes[-1]
+    if last.attempt.api_error is not None and len(passes) > 1:
+        return passes[-2]
+    return last
+
+
 def narrate_and_verify(
     graph: EvidenceGraph | Mapping[str, Any] | str | Path,
     narrator: Narrator,
@@ -572,7 +586,8 @@ def narrate_and_verify(
 
     With ``restate`` (off by default), a claim of the last pass refused only by the text
     check ships as its cited node's nearest declared sentence, without a model call
-    (:func:`restate_pass`). The passes always filter; under a profile whose on-fail policy is
+    (:func:`restate_pass`; when the repair request failed in transport, of the pass before
+    it). The passes always filter; under a profile whose on-fail policy is
     ``raise``, a final report with a failing claim raises
     :class:`verity.VerificationFailed`. ``on_event`` gets a
     :class:`verity.progress.PassStarted` and a :class:`verity.progress.PassEnded` for
@@ -604,7 +619,7 @@ def narrate_and_verify(
     restated: tuple[Restatement, ...] = ()
     final: Report | None = None
     if restate:
-        final, restated = restate_pass(g, passes[-1], profile)
+        final, restated = restate_pass(g, _answered(passes), profile)
     if policy == OnFail.RAISE and (final or passes[-1].report).summary.removed:
         raise VerificationFailed(final or passes[-1].report)
     return NarrationResult(
