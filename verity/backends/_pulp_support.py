@@ -25,18 +25,22 @@ __all__ = ["SOLVERS", "constraints_of", "solver", "variable"]
 SOLVERS: tuple[str, ...] = ("cbc", "highs")
 
 
-def solver(name: str) -> Any:
-    """A pulp solver for ``name`` (``InputError`` for an unknown or missing one)."""
+def solver(name: str, time_limit: float | None = None) -> Any:
+    """A pulp solver for ``name`` (``InputError`` for an unknown or missing one), stopped
+    after ``time_limit`` seconds when one is given (a stopped solve may report pulp's
+    status "Optimal" for a solution only found, not proven: read ``sol_status``)."""
     if name == "cbc":
         # The CBC binary bundled with pulp, through COIN_CMD (PULP_CBC_CMD is deprecated);
         # without a bundled binary COIN_CMD looks for ``cbc`` on the PATH.
         bundled = getattr(getattr(pulp, "PULP_CBC_CMD", None), "pulp_cbc_path", None)
-        cbc = pulp.COIN_CMD(path=bundled, msg=False, threads=1, gapRel=0, gapAbs=0)
+        cbc = pulp.COIN_CMD(
+            path=bundled, msg=False, threads=1, gapRel=0, gapAbs=0, timeLimit=time_limit
+        )
         if not cbc.available():
             raise InputError("solver cbc is not available (pip install 'pulp[cbc]')")
         return cbc
     if name == "highs":
-        highs = pulp.HiGHS(msg=False, threads=1, gapRel=0, gapAbs=0)
+        highs = pulp.HiGHS(msg=False, threads=1, gapRel=0, gapAbs=0, timeLimit=time_limit)
         if not highs.available():
             raise InputError(f"solver highs needs the highspy package ({install_hint('highs')})")
         _silence_highs_banner()

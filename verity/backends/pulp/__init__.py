@@ -31,12 +31,14 @@ from verity.backends.pulp._labels import LABELS_FORMAT, Labels, load_labels
 from verity.backends.pulp._read import MODEL_SUFFIXES, read_model
 from verity.backends.pulp._solution import LpBackendError, SolutionFacts, facts_of
 from verity.backends.pulp._summary import DEFAULT_DETAIL, check_detail
+from verity.backends.pulp._worth import RESOLVE_SECONDS, check_resolve_seconds
 from verity.core.graph import EvidenceGraph
 
 __all__ = [
     "DEFAULT_DETAIL",
     "LABELS_FORMAT",
     "MODEL_SUFFIXES",
+    "RESOLVE_SECONDS",
     "RULES",
     "SOLVERS",
     "Labels",
@@ -59,13 +61,20 @@ def graph_from_problem(
     *,
     detail: int | None = DEFAULT_DETAIL,
     resolves: int | None = None,
+    resolve_seconds: float | None = RESOLVE_SECONDS,
 ) -> EvidenceGraph:
     """The evidence graph of a solved :class:`pulp.LpProblem` (``LpBackendError``, an
     ``InputError``, when it is not solved or cannot be stated). At most ``detail`` reduced
     costs and ``detail`` slack rows are stated one by one, the most salient; the rest are
     counted in summary nodes (``None``: every one stated). ``resolves`` caps the re-solves
-    that state worth and runner-ups (default 20, 0: none; docs/limits.md)."""
-    return build_graph(facts_of(problem), load_labels(labels), detail, resolves=resolves)
+    that state worth and runner-ups (default 20, 0: none) and ``resolve_seconds`` limits
+    the time of each (default 10, ``None``: no limit); a re-solve not proven optimal or
+    infeasible in that time states nothing (docs/limits.md)."""
+    seconds = check_resolve_seconds(resolve_seconds)
+    chosen = load_labels(labels)
+    return build_graph(
+        facts_of(problem), chosen, detail, resolves=resolves, resolve_seconds=seconds
+    )
 
 
 def solve_problem(problem: Any, solver_name: str = "cbc") -> Any:
@@ -86,10 +95,18 @@ def graph_from_file(
     solver_name: str = "cbc",
     detail: int | None = DEFAULT_DETAIL,
     resolves: int | None = None,
+    resolve_seconds: float | None = RESOLVE_SECONDS,
 ) -> EvidenceGraph:
-    """Read an ``.mps`` or ``.lp`` model, solve it and build its graph (``detail`` as for
-    :func:`graph_from_problem`)."""
+    """Read an ``.mps`` or ``.lp`` model, solve it and build its graph (``detail``,
+    ``resolves`` and ``resolve_seconds`` as for :func:`graph_from_problem`)."""
     chosen = load_labels(labels)
     check_detail(detail)
+    check_resolve_seconds(resolve_seconds)
     problem = solve_problem(read_model(path), solver_name)
-    return graph_from_problem(problem, chosen, detail=detail, resolves=resolves)
+    return graph_from_problem(
+        problem,
+        chosen,
+        detail=detail,
+        resolves=resolves,
+        resolve_seconds=resolve_seconds,
+    )

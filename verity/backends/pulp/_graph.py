@@ -62,6 +62,7 @@ from verity.backends.pulp._summary import (
     summarise,
 )
 from verity.backends.pulp._templates import add_templates
+from verity.backends.pulp._worth import RESOLVE_SECONDS, check_resolve_seconds
 from verity.core.builder import DEFAULT_DECIMALS, GraphBuilder, format_number
 from verity.core.graph import EvidenceGraph, load_graph
 from verity.errors import GraphError
@@ -913,7 +914,9 @@ def _check_labels_used(labels: Labels, names: _Names, facts: SolutionFacts) -> N
 
 
 # --- what limits the plan and how far: ranging (LP) or re-solves (MILP, degenerate LP) ---
-def _limits(ctx: _Context, items: Mapping[str, _Item], resolves: int | None) -> None:
+def _limits(
+    ctx: _Context, items: Mapping[str, _Item], resolves: int | None, seconds: float | None
+) -> None:
     """``SHADOW_RANGE``/``COST_RANGE``/``TOP_LIMIT`` (:mod:`._ranging`) when shadow prices
     are stated, else ``LIMIT_WORTH``/``RUNNER_UP``/``RESOLVE_NOTE`` (:mod:`._worth`)."""
     from verity.backends.pulp._ranging import add_ranges
@@ -924,7 +927,7 @@ def _limits(ctx: _Context, items: Mapping[str, _Item], resolves: int | None) -> 
     if ctx.facts.sensitivity == "reported":
         add_ranges(ctx, items, _show)
     else:
-        add_worth(ctx, items, _show, RESOLVES if resolves is None else resolves)
+        add_worth(ctx, items, _show, RESOLVES if resolves is None else resolves, seconds)
 
 
 # --- end of what limits the plan ---
@@ -966,12 +969,15 @@ def build_graph(
     detail: int | None = DEFAULT_DETAIL,
     *,
     resolves: int | None = None,
+    resolve_seconds: float | None = RESOLVE_SECONDS,
 ) -> EvidenceGraph:
     """The evidence graph of a solution, named by its labels; at most ``detail`` reduced
     costs and slack rows each, the rest counted (:mod:`._summary`; ``None``: all);
     ``resolves`` caps the re-solves of :mod:`._worth` (default :data:`._worth.RESOLVES`,
-    0: none)."""
+    0: none), each stopped after ``resolve_seconds`` (default
+    :data:`._worth.RESOLVE_SECONDS`, ``None``: no limit)."""
     detail = check_detail(detail)
+    resolve_seconds = check_resolve_seconds(resolve_seconds)
     kind = "mixed-integer program" if facts.integer else "linear program"
     solver = _SOLVER_NAMES.get(facts.solver, facts.solver or "a solver")
     builder = GraphBuilder(
@@ -997,7 +1003,7 @@ def build_graph(
     # what limits the plan is stated of what the graph states one by one (a range of each
     # stated shadow price and reduced cost, none of one counted in a summary)
     ctx.pending, ctx.ids = list(kept.nodes), {n[0] for n in kept.nodes}
-    _limits(ctx, {**constraints, **variables}, resolves)
+    _limits(ctx, {**constraints, **variables}, resolves, resolve_seconds)
     kept = Summarised(ctx.pending, kept.dropped)
     named = {e for n in kept.nodes for e in ctx.named.get(n[0], ())}
     for entity in names.entities.values():

@@ -463,6 +463,22 @@ _LIMIT_TEMPLATES: dict[str, tuple[str, list[str]]] = {
         "{total} limits and choices is not stated.",
         [],
     ),
+    "resolve_time_one": (
+        "Re-solving stops at its time limit of {seconds} per solve before a proven optimum "
+        "in 1 of the {total} re-solves, so the worth of that limit or choice is not stated.",
+        [],
+    ),
+    "resolve_time_many": (
+        "Re-solving stops at its time limit of {seconds} per solve before a proven optimum "
+        "in {cut} of the {total} re-solves, so the worth of those {cut} limits and choices "
+        "is not stated.",
+        [],
+    ),
+    "resolve_time_base": (
+        "Re-solving the model as it is stops at its time limit of {seconds} before a proven "
+        "optimum, so the worth of its {total} limits and choices is not stated.",
+        [],
+    ),
 }
 
 _LIMIT_KINDS: dict[str, str] = {

@@ -20,21 +20,70 @@ solve with a gap, a time limit), nothing is stated. Re-solves are capped
 (:data:`RESOLVES`, the base solve included; the limits first, then the choices in the
 plan, then the others, each in model order): a ``RESOLVE_NOTE`` ``resolve_cap`` says how
 many were left out.
+
+Each re-solve stops after :data:`RESOLVE_SECONDS` seconds. A solve stopped on time may
+come back with pulp's status "Optimal" for a solution only found, not proven (CBC and
+HiGHS both report ``sol_status`` ``LpSolutionIntegerFeasible`` then): a re-solve counts
+only when :func:`settled` finds it proven optimal or proven infeasible, and nothing of
+any other is stated. A ``RESOLVE_NOTE`` ``resolve_time`` says how many re-solves the
+time limit cut (when the first one, of the model as it is, is cut, nothing is stated).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from verity.backends.pulp._ranging import Context, Item, Show, zero
 from verity.backends.pulp._solution import ConstraintFact, SolutionFacts
+from verity.errors import InputError
 
-__all__ = ["RESOLVES", "add_worth", "resolve", "step_of"]
+__all__ = [
+    "RESOLVES",
+    "RESOLVE_SECONDS",
+    "add_worth",
+    "check_resolve_seconds",
+    "resolve",
+    "settled",
+    "step_of",
+]
 
 #: The default cap on re-solves per graph (the base solve included).
 RESOLVES = 20
+
+#: The default time limit of each re-solve, in seconds.
+RESOLVE_SECONDS = 10.0
+
+
+def check_resolve_seconds(seconds: Any) -> float | None:
+    """``seconds`` when it is a finite number above 0 (``None``: no limit);
+    ``InputError`` otherwise."""
+    if seconds is None:
+        return None
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+        raise InputError(f"resolve_seconds must be a number of seconds, not {seconds!r}")
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise InputError(f"resolve_seconds must be a finite number above 0, not {seconds!r}")
+    return float(seconds)
+
+
+def settled(problem: Any) -> str:
+    """How a solved pulp problem settled: ``optimal`` (proven), ``infeasible`` (proven),
+    ``stopped`` (a time or iteration limit stopped it first, a solution found or not) or
+    ``undecided`` (unbounded, or anything else). pulp reports status "Optimal" for a
+    solution a limit stopped before its proof; only ``sol_status`` tells them apart."""
+    import pulp
+
+    status, solution = problem.status, getattr(problem, "sol_status", None)
+    if status == pulp.LpStatusOptimal:
+        return "optimal" if solution == pulp.LpSolutionOptimal else "stopped"
+    if status == pulp.LpStatusInfeasible:
+        return "infeasible" if solution == pulp.LpSolutionInfeasible else "undecided"
+    if status == pulp.LpStatusNotSolved:
+        return "stopped"
+    return "undecided"
 
 
 def step_of(rhs: float) -> float:
@@ -47,9 +96,16 @@ def step_of(rhs: float) -> float:
 @dataclass(frozen=True)
 class Outcome:
     """A re-solve: its objective (without the model's constant), or ``None`` when no
-    plan meets every constraint."""
+    plan meets every constraint (proven) or when it is not settled; ``state`` as
+    :func:`settled` gives it."""
 
     objective: float | None
+    state: str = "optimal"
+
+    @property
+    def counts(self) -> bool:
+        """Proven optimal or proven infeasible: only such a re-solve is stated."""
+        return self.state in ("optimal", "infeasible")
 
 
 def solver_key() -> str:
@@ -64,9 +120,10 @@ def resolve(
     *,
     rhs: Mapping[str, float] | None = None,
     fix: Mapping[str, float] | None = None,
-) -> Outcome | None:
+    seconds: float | None = None,
+) -> Outcome:
     """Re-solve the facts' model with some right-hand sides replaced and some variables
-    fixed; ``None`` when the solver decides neither optimal nor infeasible."""
+    fixed, stopped after ``seconds`` (``None``: no limit)."""
     import pulp
 
     from verity.backends._pulp_support import solver, variable
@@ -88,11 +145,10 @@ def resolve(
         limit = rhs.get(c.name, c.rhs)
         sense = {"<=": pulp.LpConstraintLE, ">=": pulp.LpConstraintGE, "=": pulp.LpConstraintEQ}
         problem += pulp.LpConstraint(lhs, sense[c.sense], f"r{i}", limit)
-    problem.solve(solver(solver_key()))
-    if problem.status == pulp.LpStatusInfeasible:
-        return Outcome(None)
-    if problem.status != pulp.LpStatusOptimal:
-        return None
+    problem.solve(solver(solver_key(), seconds))
+    state = settled(problem)
+    if state != "optimal":
+        return Outcome(None, state)
     return Outcome(float(pulp.value(problem.objective) or 0.0))
 
 
@@ -100,8 +156,15 @@ def _planned(facts: SolutionFacts) -> float:
     return sum(v.cost * v.value for v in facts.variables)
 
 
-def add_worth(ctx: Context, items: Mapping[str, Item], show: Show, cap: int = RESOLVES) -> None:
-    """The ``LIMIT_WORTH``, ``RUNNER_UP`` and ``RESOLVE_NOTE`` nodes of the plan."""
+def add_worth(
+    ctx: Context,
+    items: Mapping[str, Item],
+    show: Show,
+    cap: int = RESOLVES,
+    seconds: float | None = RESOLVE_SECONDS,
+) -> None:
+    """The ``LIMIT_WORTH``, ``RUNNER_UP`` and ``RESOLVE_NOTE`` nodes of the plan, each
+    re-solve stopped after ``seconds`` (``None``: no limit)."""
     facts = ctx.facts
     binding = {i for i, t, *_ in ctx.pending if t == "BINDING_CONSTRAINT"}
     limits = [c for c in facts.constraints if f"constraint:{c.name}" in binding]
@@ -110,17 +173,22 @@ def add_worth(ctx: Context, items: Mapping[str, Item], show: Show, cap: int = RE
     tasks: list[Any] = [*limits, *binaries]
     if not tasks or cap < 1:
         return
-    base = resolve(facts)
-    if base is None or base.objective is None:
+    base = resolve(facts, seconds=seconds)
+    if base.state == "stopped":
+        _time_note(ctx, seconds, cut=len(tasks), total=len(tasks), base=True)
+        return
+    if base.objective is None:
         return
     if abs(base.objective - _planned(facts)) > 1e-6 * max(1.0, abs(base.objective)):
         return  # the plan is not the model's optimum: no difference from it is stated
     done = tasks[: cap - 1]
+    cut = 0
     for task in done:
         if isinstance(task, ConstraintFact):
-            _limit_worth(ctx, items[task.name], task, base.objective, show)
+            state = _limit_worth(ctx, items[task.name], task, base.objective, show, seconds)
         else:
-            _runner_up(ctx, items[task.name], task, base.objective)
+            state = _runner_up(ctx, items[task.name], task, base.objective, seconds)
+        cut += state == "stopped"
     if len(done) < len(tasks):
         skipped, total = len(tasks) - len(done), len(tasks)
         ctx.node(
@@ -132,13 +200,43 @@ def add_worth(ctx: Context, items: Mapping[str, Item], show: Show, cap: int = RE
             required=["is not stated"],
         )
         ctx.builder.edge("resolve_cap", "result", "qualifies")
+    if cut:
+        _time_note(ctx, seconds, cut=cut, total=len(done), base=False)
 
 
-def _limit_worth(ctx: Context, item: Item, c: Any, base: float, show: Show) -> None:
-    new = c.rhs + step_of(c.rhs)
-    outcome = resolve(ctx.facts, rhs={c.name: new})
-    if outcome is None:
+def _seconds_shown(seconds: float) -> str:
+    """``10 seconds``, ``0.05 seconds``, ``1 second``."""
+    shown = f"{seconds:,.3f}".rstrip("0").rstrip(".")
+    return f"{shown} second" + ("" if shown == "1" else "s")
+
+
+def _time_note(ctx: Context, seconds: float | None, *, cut: int, total: int, base: bool) -> None:
+    """``RESOLVE_NOTE`` ``resolve_time``: how many re-solves the time limit cut before a
+    proven optimum, so that what they would state is not stated."""
+    if seconds is None:  # pragma: no cover - without a limit no re-solve is stopped on time
         return
+    slots = {"seconds": _seconds_shown(seconds), "cut": f"{cut:,}", "total": f"{total:,}"}
+    template = "resolve_time_base" if base else f"resolve_time_{'one' if cut == 1 else 'many'}"
+    if base or cut == 1:
+        del slots["cut"]
+    ctx.node(
+        "resolve_time",
+        "RESOLVE_NOTE",
+        template,
+        slots,
+        data={"seconds": seconds, "cut": cut, "total": total, "model_as_is": base},
+        required=["not stated"],
+    )
+    ctx.builder.edge("resolve_time", "result", "qualifies")
+
+
+def _limit_worth(
+    ctx: Context, item: Item, c: Any, base: float, show: Show, seconds: float | None
+) -> str:
+    new = c.rhs + step_of(c.rhs)
+    outcome = resolve(ctx.facts, rhs={c.name: new}, seconds=seconds)
+    if not outcome.counts:
+        return outcome.state
     slots = {
         "what": {"<=": "upper limit", ">=": "lower limit", "=": "level"}[c.sense],
         "name": item.phrase,
@@ -169,13 +267,14 @@ def _limit_worth(ctx: Context, item: Item, c: Any, base: float, show: Show) -> N
         required=["by re-solving the model", f"to {slots['new']}{item.unit}"],
     )
     ctx.builder.edge(f"worth:{c.name}", f"constraint:{c.name}", "prices")
+    return outcome.state
 
 
-def _runner_up(ctx: Context, item: Item, v: Any, base: float) -> None:
+def _runner_up(ctx: Context, item: Item, v: Any, base: float, seconds: float | None) -> str:
     chosen = round(v.value) == 1
-    outcome = resolve(ctx.facts, fix={v.name: 0.0 if chosen else 1.0})
-    if outcome is None:
-        return
+    outcome = resolve(ctx.facts, fix={v.name: 0.0 if chosen else 1.0}, seconds=seconds)
+    if not outcome.counts:
+        return outcome.state
     side = "out" if chosen else "in"
     slots = {"name": item.phrase}
     data: dict[str, Any] = {"variable": v.name, "fixed_to": 0 if chosen else 1}
@@ -203,3 +302,4 @@ def _runner_up(ctx: Context, item: Item, v: Any, base: float) -> None:
     )
     target = f"decision:{v.name}" if f"decision:{v.name}" in ctx.ids else "result"
     ctx.builder.edge(f"runner_up:{v.name}", target, "contrasts")
+    return outcome.state
