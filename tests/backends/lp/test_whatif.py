@@ -8,6 +8,7 @@ the command line answers 0 on a model file and 2, in one line, on a bad ``--set`
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from itertools import combinations
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 import pulp
 import pytest
 
-from tests.backends.lp.examples import MODELS, SOLVER_PARAMS
+from tests.backends.lp.examples import MODELS, SOLVER_PARAMS, claim_of
 from tests.core.test_declared_variation import _render, undeclared_deletions_checked
 from tests.helpers import FIXTURES, load_json
 from verity import EvidenceGraph, format_number, load_graph, verify, what_if
@@ -305,3 +306,81 @@ def test_narrate_verifies_a_what_if_graph_like_any(
     status = main(["narrate", str(graph_file), "--narrator", "scripted", "--quiet"])
     out = capsys.readouterr().out
     assert status in (0, 1) and "PASS c1 [RESULT] Re-solving with " in out, out
+
+
+REMOVALS = [c["id"] for c in SPEC["cases"] if None in c["changes"].values()]
+
+
+@pytest.mark.parametrize("solver", SOLVER_PARAMS)
+@pytest.mark.parametrize("case_id", REMOVALS)
+def test_a_removed_bound_is_said_in_words_and_each_statement_verifies_under_strict(
+    case_id: str, solver: str
+) -> None:
+    case = CASES[case_id]
+    spec = SPEC["models"][case["model"]]
+    graph = what_if(_problem(spec), case["changes"], labels=spec["labels"], solver=solver)
+    result = graph.nodes["result"]
+    for name, value in case["changes"].items():
+        if value is None:
+            target, _, side = name.rpartition(".")
+            phrase = spec["labels"]["variables"][target]["name"]
+            words = "upper" if side == "up" else "lower"
+            assert f"the {words} bound on {phrase} removed" in result.statement
+    for node in graph.model.nodes:
+        assert not re.search(r"\b(none|None|inf|nan)\b", node.statement), node.statement
+    claims = [claim_of(graph, n.id) | {"id": f"c{i}"} for i, n in enumerate(graph.model.nodes)]
+    report = verify(graph, {"claims": claims}, profile="strict")
+    assert [v.id for v in report.claims if not v.passed] == []
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"oven": None}, "'oven' is a right-hand side and needs a finite number"),
+        ({"obj.rye": None}, "'obj.rye' is an objective coefficient and needs a finite number"),
+        ({"wheat.up": None}, "'wheat' has no upper bound to remove"),
+        ({"rye.up": float("inf")}, "must be finite \\(None removes a bound\\)"),
+    ],
+)
+def test_removing_what_is_no_bound_is_a_one_line_error(
+    changes: dict[str, Any], message: str
+) -> None:
+    spec = SPEC["models"]["mix"]
+    with pytest.raises(LpBackendError, match=message) as caught:
+        what_if(_problem(spec), changes)
+    assert "\n" not in str(caught.value) and caught.value.code == "change"
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("inf", "--set hours_austin: write none to remove a bound, not 'inf'"),
+        ("-inf", "--set hours_austin: write none to remove a bound, not '-inf'"),
+        ("None", "--set hours_austin: write none to remove a bound, not 'None'"),
+        ("null", "--set hours_austin: write none to remove a bound, not 'null'"),
+        ("none", "'hours_austin' is a right-hand side and needs a finite number"),
+        ("nan", "--set hours_austin: the value must be a finite number, not 'nan'"),
+    ],
+)
+def test_cli_bad_spellings_of_none_are_one_line_errors(
+    value: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model, _ = MODELS["production_plan"]
+    out = tmp_path / "what-if.json"
+    assert main(["what-if", str(model), "--set", f"hours_austin={value}", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err, err
+    assert not out.exists()
+
+
+def test_cli_none_removes_a_bound_as_the_python_api_does(tmp_path: Path) -> None:
+    spec = SPEC["models"]["mix"]
+    model = tmp_path / "mix.lp"
+    _problem(spec).writeLP(str(model))
+    out = tmp_path / "what-if.json"
+    assert main(["what-if", str(model), "--set", "rye.up=none", "--out", str(out)]) == 0
+    direct = what_if(read_model(model), {"rye.up": None})
+    assert load_graph(out).dumps() == direct.dumps()
+    assert direct.nodes["result"].statement.startswith(
+        "Re-solving with the upper bound on rye removed raises the optimal objective value"
+    )

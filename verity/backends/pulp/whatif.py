@@ -5,7 +5,8 @@ of the model as it is and a copy with the changes (the caller's problem is neith
 changed nor solved), and builds one graph of the difference. A name addresses:
 
 - ``NAME``: the right-hand side of the constraint ``NAME`` (its limit);
-- ``VAR.up`` / ``VAR.low``: the upper / lower bound of the variable ``VAR``;
+- ``VAR.up`` / ``VAR.low``: the upper / lower bound of the variable ``VAR``; the value
+  ``None`` removes that bound (the statements say "with the upper bound on ... removed");
 - ``obj.VAR``: the objective coefficient of ``VAR``.
 
 A constraint's own name comes first (a constraint called ``obj.x`` is that constraint).
@@ -81,7 +82,7 @@ class Change:
     name: str
     kind: str
     target: str
-    value: float
+    value: float | None  # None: the bound removed
 
 
 def _addresses(model: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
@@ -104,14 +105,39 @@ def _number(name: str, value: Any) -> float:
         )
     number = float(value)
     if not math.isfinite(number):
-        raise LpBackendError(f"what-if: the value of {name!r} must be finite", code="change")
+        raise LpBackendError(
+            f"what-if: the value of {name!r} must be finite (None removes a bound)",
+            code="change",
+        )
     return number
 
 
+_BOUND_KEYS = {"up": ("upBound", "upper"), "low": ("lowBound", "lower")}
+
+
+def _removed(model: Mapping[str, Any], name: str, kind: str, target: str) -> None:
+    """Check that ``name`` may be removed: a bound (not a right-hand side or a
+    coefficient) the variable has."""
+    if kind not in _BOUND_KEYS:
+        what = "a right-hand side" if kind == "rhs" else "an objective coefficient"
+        raise LpBackendError(
+            f"what-if: {name!r} is {what} and needs a finite number; only a bound "
+            "(VAR.up, VAR.low) can be removed with None",
+            code="change",
+        )
+    key, side = _BOUND_KEYS[kind]
+    variable = next(v for v in model["variables"] if v["name"] == target)
+    if variable.get(key) is None:
+        raise LpBackendError(
+            f"what-if: {target!r} has no {side} bound to remove ({name!r})", code="change"
+        )
+
+
 def parse_changes(model: Mapping[str, Any], changes: Mapping[str, Any]) -> list[Change]:
-    """The changes of ``changes`` (name -> value) against a model in pulp's dict form
-    (:meth:`pulp.LpProblem.to_dict`, constraints named); ``LpBackendError`` for an empty
-    set, an unknown name or a value that is no finite number."""
+    """The changes of ``changes`` (name -> value, ``None`` to remove a bound) against a
+    model in pulp's dict form (:meth:`pulp.LpProblem.to_dict`, constraints named);
+    ``LpBackendError`` for an empty set, an unknown name, a value that is no finite
+    number, or ``None`` for anything but a bound the variable has."""
     if not changes:
         raise LpBackendError("what-if: no change given", code="change")
     known = _addresses(model)
@@ -124,7 +150,11 @@ def parse_changes(model: Mapping[str, Any], changes: Mapping[str, Any]) -> list[
                 f"coefficient (obj.VAR) of the model{_closest(name, known)}",
                 code="change",
             )
-        out.append(Change(name, found[0], found[1], _number(name, value)))
+        if value is None:
+            _removed(model, name, *found)
+            out.append(Change(name, found[0], found[1], None))
+        else:
+            out.append(Change(name, found[0], found[1], _number(name, value)))
     return out
 
 
@@ -148,8 +178,8 @@ def _applied(model: Mapping[str, Any], changes: list[Change]) -> dict[str, Any]:
     variables = {v["name"]: v for v in out["variables"]}
     constraints = {c["name"]: c for c in out["constraints"]}
     for change in changes:
-        if change.kind == "rhs":
-            constraints[change.target]["constant"] = -change.value
+        if change.kind == "rhs":  # a number: parse_changes allows None for a bound only
+            constraints[change.target]["constant"] = -(change.value or 0.0)
         elif change.kind == "up":
             variables[change.target]["upBound"] = change.value
         elif change.kind == "low":
@@ -201,6 +231,11 @@ class _Build:
 
 def _words(build: _Build, change: Change) -> str:
     """A change in words: ``an upper limit of 250 hours on machine time at Austin``."""
+    if change.value is None:  # a bound removed (parse_changes allows no other None)
+        item = build.variables[change.target]
+        build.named.update(item.entities)
+        side = "upper" if change.kind == "up" else "lower"
+        return f"the {side} bound on {item.phrase} removed"
     if change.kind == "cost":
         item = build.variables[change.target]
         build.named.update(item.entities)
@@ -427,7 +462,7 @@ def build_what_if(
 
 def what_if(
     problem: Any,
-    changes: Mapping[str, float],
+    changes: Mapping[str, float | None],
     *,
     labels: LabelsSource = None,
     solver: str = "cbc",
@@ -435,8 +470,8 @@ def what_if(
     """The evidence graph of ``changes`` to a pulp problem, found by re-solving.
 
     ``changes`` maps a name to its new value: a constraint's name (its right-hand side),
-    ``VAR.up`` / ``VAR.low`` (a variable's bound) or ``obj.VAR`` (its objective
-    coefficient). The model is solved as it is and with the changes, on copies (the
+    ``VAR.up`` / ``VAR.low`` (a variable's bound; ``None`` removes it) or ``obj.VAR``
+    (its objective coefficient). The model is solved as it is and with the changes, on copies (the
     problem passed in is left as it was), with ``solver`` (``cbc`` or ``highs``); the
     graph states the objective before and after and the difference, each decision that
     changed, each constraint that became or stopped being binding, and a changed model
