@@ -122,7 +122,7 @@ def _removed(model: Mapping[str, Any], name: str, kind: str, target: str) -> Non
         what = "a right-hand side" if kind == "rhs" else "an objective coefficient"
         raise LpBackendError(
             f"what-if: {name!r} is {what} and needs a finite number; only a bound "
-            "(VAR.up, VAR.low) can be removed with None",
+            "(VAR.up, VAR.low) can be removed (none; None in Python)",
             code="change",
         )
     key, side = _BOUND_KEYS[kind]
