@@ -23,6 +23,7 @@ from tests.helpers import FIXTURES, load_json
 from verity import EvidenceGraph, format_number, load_graph, verify, what_if
 from verity.backends._pulp_support import variable
 from verity.backends.pulp import LpBackendError, facts_of, read_model, solve_problem
+from verity.backends.pulp._graph import singular
 from verity.backends.pulp._whatif_templates import COORDINABLE
 from verity.backends.pulp.whatif import RULES
 from verity.cli.main import main
@@ -259,6 +260,26 @@ def _case_graph(case_id: str) -> EvidenceGraph:
     case = CASES[case_id]
     spec = SPEC["models"][case["model"]]
     return what_if(_problem(spec), case["changes"], labels=spec["labels"])
+
+
+@pytest.mark.parametrize("case_id", list(CASES))
+def test_a_unit_after_exactly_1_is_singular(case_id: str) -> None:
+    """'from 4 batches to 1 batch', 'an upper bound of 1 crew', 'a lower limit of 1 batch':
+    in every statement, each labelled unit written after the value 1 is its singular."""
+    graph = _case_graph(case_id)
+    spec = SPEC["models"][CASES[case_id]["model"]]
+    labels = [
+        label
+        for kind in ("variables", "constraints")
+        for label in spec["labels"].get(kind, {}).values()
+    ]
+    units = {label["unit"] for label in labels if label.get("unit")}
+    plurals = {unit for unit in units if singular(unit) != unit}
+    assert plurals or not units
+    for node in graph.model.nodes:
+        for unit in plurals:
+            found = re.search(rf"(?<![\d.,])\b1 {re.escape(unit)}\b", node.statement)
+            assert found is None, node.statement
 
 
 @pytest.mark.parametrize("case_id", list(CASES))

@@ -8,8 +8,9 @@ slot: the facts it opens hold under it. As in :mod:`._templates`, no variant dro
 optimality of a result (``optimal``, ``not proven optimal``), a unit, the direction of a
 move (``raises``/``lowers``, ``into``/``from`` the plan, ``below``/``above``), the
 order ``from {before} to {after}`` or the state before the change; no variant adds a
-quantifier or a negation its canonical lacks. ``{unit}`` holds a space and the unit or
-nothing. Patterns: ``{slot}``, ``(a|b)``, ``[optional]`` (:mod:`verity.text.variation`).
+quantifier or a negation its canonical lacks. A ``{..._unit}`` slot holds a space and
+the unit of the value before it (singular after exactly 1) or nothing. Patterns:
+``{slot}``, ``(a|b)``, ``[optional]`` (:mod:`verity.text.variation`).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def _objective(up: bool) -> tuple[str, list[str]]:
 def _decision(up: bool) -> tuple[str, list[str]]:
     verb, verbs = ("raises", "(raises|increases)") if up else ("lowers", "(lowers|reduces)")
     moves = "(rises|increases|goes up)" if up else "(falls|decreases|goes down)"
-    span = "from {before}{unit} to {after}{unit}"
+    span = "from {before}{before_unit} to {after}{after_unit}"
     return (
         f"Re-solving with {{change}} {verb} {{name}} {span}.",
         [
@@ -59,13 +60,13 @@ def _decision(up: bool) -> tuple[str, list[str]]:
 def _binds(side: str, words: str) -> tuple[str, list[str]]:
     before = "(before the change it did not|without the change it does not)"
     return (
-        f"Re-solving with {{change}} makes the {side} limit of {{rhs}}{{unit}} on {{name}} "
+        f"Re-solving with {{change}} makes the {side} limit of {{rhs}}{{rhs_unit}} on {{name}} "
         "bind; before the change it did not.",
         [
-            f"Re-solving with {{change}} makes the {words} of {{rhs}}{{unit}} on {{name}} "
+            f"Re-solving with {{change}} makes the {words} of {{rhs}}{{rhs_unit}} on {{name}} "
             f"bind; {before}.",
             f"With {{change}}, re-solving (puts|holds) {{name}} at its {words} of "
-            f"{{rhs}}{{unit}}; {before}.",
+            f"{{rhs}}{{rhs_unit}}; {before}.",
         ],
     )
 
@@ -73,13 +74,13 @@ def _binds(side: str, words: str) -> tuple[str, list[str]]:
 def _frees(side: str, words: str, where: str) -> tuple[str, list[str]]:
     before = "(before the change it was binding|without the change it binds)"
     return (
-        f"Re-solving with {{change}} leaves {{name}} {{slack}}{{unit}} {where} its {side} "
-        "limit of {rhs}{unit}; before the change it was binding.",
+        f"Re-solving with {{change}} leaves {{name}} {{slack}}{{slack_unit}} {where} its {side} "
+        "limit of {rhs}{rhs_unit}; before the change it was binding.",
         [
-            f"Re-solving with {{change}} (leaves|keeps) {{name}} {{slack}}{{unit}} {where} its "
-            f"{words} of {{rhs}}{{unit}}; {before}.",
-            f"With {{change}}, re-solving (leaves|keeps) {{name}} {{slack}}{{unit}} {where} "
-            f"its {words} of {{rhs}}{{unit}}; {before}.",
+            f"Re-solving with {{change}} (leaves|keeps) {{name}} {{slack}}{{slack_unit}} "
+            f"{where} its {words} of {{rhs}}{{rhs_unit}}; {before}.",
+            f"With {{change}}, re-solving (leaves|keeps) {{name}} {{slack}}{{slack_unit}} "
+            f"{where} its {words} of {{rhs}}{{rhs_unit}}; {before}.",
         ],
     )
 

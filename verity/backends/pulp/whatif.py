@@ -245,7 +245,8 @@ def _words(build: _Build, change: Change) -> str:
     if change.kind == "rhs":
         item = build.constraints[change.target]
         build.named.update(item.entities)
-        shown = _show(change.value, item.label) + item.unit
+        value = _show(change.value, item.label)
+        shown = value + item.unit_of(value)
         row = next(c for c in build.before.constraints if c.name == change.target)
         if _linking(build.before, row):
             return f"the right-hand side of {item.phrase} at {shown}"
@@ -261,7 +262,8 @@ def _words(build: _Build, change: Change) -> str:
     if fact.binary and (change.kind, change.value) == ("low", 1.0):
         return f"{item.phrase} forced into the plan"
     integer = fact.integer
-    shown = _show(change.value, item.label, integer=integer) + item.unit
+    value = _show(change.value, item.label, integer=integer)
+    shown = value + item.unit_of(value)
     side = "an upper" if change.kind == "up" else "a lower"
     return f"{side} bound of {shown} on {item.phrase}"
 
@@ -361,9 +363,10 @@ def _decisions(build: _Build) -> None:
                 continue
             up = new.value > old.value
             template = "whatif_decision_up" if up else "whatif_decision_down"
+            before_unit, after_unit = item.unit_of(shown_old), item.unit_of(shown_new)
             slots = {"name": item.phrase, "before": shown_old, "after": shown_new}
-            slots["unit"] = item.unit
-            required = [f"from {shown_old}{item.unit} to {shown_new}{item.unit}"]
+            slots |= {"before_unit": before_unit, "after_unit": after_unit}
+            required = [f"from {shown_old}{before_unit} to {shown_new}{after_unit}"]
         build.named.update(item.entities)
         build.node(
             f"decision:{old.name}",
@@ -385,12 +388,13 @@ def _constraints(build: _Build) -> None:
         item = build.constraints[old.name]
         side = "upper" if new.sense == "<=" else "lower"
         rhs = _show(new.rhs, item.label)
-        slots = {"name": item.phrase, "rhs": rhs, "unit": item.unit}
+        slots = {"name": item.phrase, "rhs": rhs, "rhs_unit": item.unit_of(rhs)}
         if new.binding:
-            template, required = f"whatif_binds_{side}", [f"limit of {rhs}{item.unit}"]
+            template, required = f"whatif_binds_{side}", [f"limit of {rhs}{item.unit_of(rhs)}"]
         else:
-            slots["slack"] = _show(new.slack, item.label)
-            template, required = f"whatif_frees_{side}", [f"{slots['slack']}{item.unit}"]
+            slack = _show(new.slack, item.label)
+            slots |= {"slack": slack, "slack_unit": item.unit_of(slack)}
+            template, required = f"whatif_frees_{side}", [f"{slack}{item.unit_of(slack)}"]
         data = {
             "constraint": old.name,
             "sense": new.sense,
