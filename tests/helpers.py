@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from verity import EvidenceGraph
+    from verity.llm.menu import MenuItem
 
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
@@ -18,6 +19,24 @@ GOLDEN = TESTS / "golden"
 GRAPHS = FIXTURES / "graphs"
 #: The example files `verity examples DIR` copies out (package data).
 EXAMPLES = ROOT / "verity" / "data" / "examples"
+
+
+def told_first(graph: EvidenceGraph) -> list[MenuItem]:
+    """The claims a choice narration of ``graph`` states when it takes, at each step, the
+    first item of the listing that the selection allows (the listing's order is the
+    salience order)."""
+    from verity.llm.menu import allowed_items
+    from verity.llm.prompts import build_prompt
+
+    prompt = build_prompt(graph, "choice")
+    chosen: list[MenuItem] = []
+    while len(chosen) < prompt.max_claims:
+        allowed = allowed_items(prompt.menu, chosen)
+        pick = next((i for i in prompt.listing if i in allowed), None)
+        if pick is None:
+            break
+        chosen.append(pick)
+    return chosen
 
 
 def load_json(path: Path) -> Any:

@@ -50,15 +50,13 @@ MODELS: dict[str, tuple[Path, Path]] = {
 def told(prompt: Any) -> list[Any]:
     """The items a narration takes when it picks, at each step, the first listed item the
     selection allows."""
-    chosen: list[dict[str, Any]] = []
     items: list[Any] = []
     while len(items) < prompt.max_claims:
-        allowed = allowed_items(prompt.menu, chosen)
+        allowed = allowed_items(prompt.menu, items)
         pick = next((i for i in prompt.listing if i in allowed), None)
         if pick is None:
             break
         items.append(pick)
-        chosen.append(pick.claim())
     return items
 
 

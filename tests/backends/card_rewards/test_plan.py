@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import FIXTURES, ROOT, SharedGraphs, load_json
-from verity import EvidenceGraph, verify
-from verity.llm.menu import PLAN_CLAIMS, MenuItem, allowed_items, plan_type
+from tests.helpers import FIXTURES, ROOT, SharedGraphs, load_json, told_first
+from verity import verify
+from verity.llm.menu import PLAN_CLAIMS, plan_type
 from verity.llm.prompts import build_prompt
 
 CASES: list[dict[str, Any]] = load_json(FIXTURES / "plan" / "cases.json")["card"]
@@ -19,26 +19,12 @@ LIMITS: list[str] = load_json(FIXTURES / "plan" / "cases.json")["card_limits"]
 NAMES = sorted(p.name for p in (ROOT / "evidence_graphs" / "card_rewards").glob("*.json"))
 
 
-def _told(graph: EvidenceGraph) -> list[MenuItem]:
-    """The claims a narration states when it takes, at each step, the first listed item
-    the selection allows."""
-    prompt = build_prompt(graph, "choice")
-    chosen: list[MenuItem] = []
-    while len(chosen) < prompt.max_claims:
-        allowed = allowed_items(prompt.menu, [i.claim() for i in chosen])
-        pick = next((i for i in prompt.listing if i in allowed), None)
-        if pick is None:
-            break
-        chosen.append(pick)
-    return chosen
-
-
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c["graph"])
 def test_the_default_selection_tells_the_plan_then_a_limit(
     case: dict[str, Any], graphs: SharedGraphs
 ) -> None:
     graph = graphs.card(case["graph"] + ".json")
-    told = _told(graph)
+    told = told_first(graph)
     if "told" in case:
         assert [i.text for i in told] == case["told"]
     if "told_types" in case:

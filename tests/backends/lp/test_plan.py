@@ -12,11 +12,9 @@ from typing import Any
 import pytest
 
 from tests.backends.lp.examples import SOLVER_PARAMS, claim_of
-from tests.helpers import EXAMPLES, FIXTURES, load_json
+from tests.helpers import EXAMPLES, FIXTURES, load_json, told_first
 from verity import EvidenceGraph, verify
 from verity.backends.pulp import graph_from_file
-from verity.llm.menu import MenuItem, allowed_items
-from verity.llm.prompts import build_prompt
 
 CASES: dict[str, Any] = load_json(FIXTURES / "plan" / "cases.json")
 MODELS = {case["name"]: case for case in CASES["models"]}
@@ -28,20 +26,6 @@ def _graph(name: str, solver: str) -> EvidenceGraph:
     case = MODELS[name]
     where = DIRS[case["dir"]]
     return graph_from_file(where / case["model"], where / case["labels"], solver_name=solver)
-
-
-def _told(graph: EvidenceGraph) -> list[MenuItem]:
-    """The claims a narration states when it takes, at each step, the first item of the
-    choice listing that the selection allows (the listing's order is the salience order)."""
-    prompt = build_prompt(graph, "choice")
-    chosen: list[MenuItem] = []
-    while len(chosen) < prompt.max_claims:
-        allowed = allowed_items(prompt.menu, [i.claim() for i in chosen])
-        pick = next((i for i in prompt.listing if i in allowed), None)
-        if pick is None:
-            break
-        chosen.append(pick)
-    return chosen
 
 
 def _ranked(graph: EvidenceGraph) -> list[Any]:
@@ -71,7 +55,7 @@ def test_decisions_rank_first_grouped_and_the_headline_counts_them(name: str, so
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_the_default_selection_tells_the_plan_then_a_limit(name: str) -> None:
     graph = _graph(name, "cbc")
-    told = _told(graph)
+    told = told_first(graph)
     assert [i.node_id for i in told] == MODELS[name]["told"]
     plan = sum(1 for n in graph.model.nodes if n.type == "DECISION")
     decisions = [i for i in told if i.node_type == "DECISION"]
