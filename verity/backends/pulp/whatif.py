@@ -388,13 +388,15 @@ def _constraints(build: _Build) -> None:
         item = build.constraints[old.name]
         side = "upper" if new.sense == "<=" else "lower"
         rhs = _show(new.rhs, item.label)
-        slots = {"name": item.phrase, "rhs": rhs, "rhs_unit": item.unit_of(rhs)}
+        rhs_unit = item.unit_of(rhs)
+        slots = {"name": item.phrase, "rhs": rhs, "rhs_unit": rhs_unit}
         if new.binding:
-            template, required = f"whatif_binds_{side}", [f"limit of {rhs}{item.unit_of(rhs)}"]
+            template, required = f"whatif_binds_{side}", [f"limit of {rhs}{rhs_unit}"]
         else:
             slack = _show(new.slack, item.label)
-            slots |= {"slack": slack, "slack_unit": item.unit_of(slack)}
-            template, required = f"whatif_frees_{side}", [f"{slack}{item.unit_of(slack)}"]
+            slack_unit = item.unit_of(slack)
+            slots |= {"slack": slack, "slack_unit": slack_unit}
+            template, required = f"whatif_frees_{side}", [f"{slack}{slack_unit}"]
         data = {
             "constraint": old.name,
             "sense": new.sense,
