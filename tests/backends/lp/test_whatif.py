@@ -167,16 +167,22 @@ def _claim(graph: EvidenceGraph, cite: list[str], text: str) -> dict[str, Any]:
 
 
 def _narrated_graph() -> EvidenceGraph:
-    case = CASES[SPEC["narration"]["case"]]
-    spec = SPEC["models"][case["model"]]
-    return what_if(_problem(spec), case["changes"], labels=spec["labels"])
+    return _case_graph(SPEC["narration"]["case"])
+
+
+#: (case, claim) of the hand-written narrations: a changed limit, and a removed bound.
+NARRATED = [
+    (block["case"], claim)
+    for block in (SPEC["narration"], SPEC["removal_narration"])
+    for claim in block["claims"]
+]
 
 
 @pytest.mark.parametrize(
-    "claim", SPEC["narration"]["claims"], ids=lambda c: f"{c['expect']}:{c['why']}"
+    ("case_id", "claim"), NARRATED, ids=[f"{c['expect']}:{c['why']}" for _, c in NARRATED]
 )
-def test_a_hand_written_narration_is_verified_like_any(claim: dict[str, Any]) -> None:
-    graph = _narrated_graph()
+def test_a_hand_written_narration_is_verified_like_any(case_id: str, claim: dict[str, Any]) -> None:
+    graph = _case_graph(case_id)
     report = verify(graph, {"claims": [_claim(graph, claim["cite"], claim["text"])]})
     assert report.summary.all_claims_verified == (claim["expect"] == "accepted"), (
         claim["why"],
